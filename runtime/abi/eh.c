@@ -1,0 +1,120 @@
+/* C++ exceptions inside transactions (_ITM_cxa_* hooks, called instead of the __cxa_* ones).
+ *
+ * Life of an exception object created in a transaction: allocated (recorded: freed if the
+ * transaction aborts) -> thrown -> either leaves the transaction (GCC commits it through
+ * _ITM_commitTransactionEH) or is caught inside (begin_catch drops the record: from then on the
+ * catch owns it; a rollback ends every catch still open). A rollback also restores the count of
+ * uncaught exceptions, which a throw raised. The C++ runtime is reached through weak references,
+ * so C programs do not need it.
+ */
+#include <stdlib.h>
+
+#include "../core/tx.h"
+
+extern void *__cxa_allocate_exception(size_t) __attribute__((weak));
+extern void __cxa_free_exception(void *) __attribute__((weak));
+extern void __cxa_throw(void *, void *, void (*)(void *)) __attribute__((weak, noreturn));
+extern void *__cxa_begin_catch(void *) __attribute__((weak));
+extern void __cxa_end_catch(void) __attribute__((weak));
+extern void *__cxa_get_globals(void) __attribute__((weak));
+extern void _Unwind_DeleteException(void *) __attribute__((weak));
+
+/* Itanium C++ ABI: struct __cxa_eh_globals { void *caughtExceptions; unsigned uncaughtExceptions; }
+ * and the thrown object directly follows the 32-byte _Unwind_Exception header. */
+struct tm_cxa_eh_globals {
+    void *caught;
+    unsigned int uncaught;
+};
+#define TM_UNWIND_HEADER_SIZE 32
+
+static __thread bool tm_eh_saved __attribute__((tls_model("initial-exec")));
+
+void tm_eh_begin(tm_tx *tx)
+{
+    (void)tx;
+    tm_eh_saved = false;
+}
+
+static void tm_eh_save_uncaught(tm_tx *tx)
+{
+    if (!tm_eh_saved && __cxa_get_globals) {
+        tx->uncaught_at_start = ((struct tm_cxa_eh_globals *)__cxa_get_globals())->uncaught;
+        tm_eh_saved = true;
+    }
+}
+
+static void tm_free_exception_thunk(void *obj, uintptr_t aux)
+{
+    (void)aux;
+    __cxa_free_exception(obj);
+}
+
+void tm_eh_rollback(tm_tx *tx, uint32_t catch_target, bool outer)
+{
+    while (tx->catch_count > catch_target) {
+        tx->catch_count--;
+        __cxa_end_catch();
+    }
+    if (!outer)
+        return;
+    if (tx->eh_in_flight) {
+        /* The exception leaving the aborted attempt. If the attempt allocated it, the
+         * allocation record frees it; otherwise destroy it through the unwinder. */
+        void *obj = (char *)tx->eh_in_flight + TM_UNWIND_HEADER_SIZE;
+        bool recorded = false;
+        for (size_t i = 0; i < tx->n_actions; i++)
+            if (tx->actions[i].kind == TM_ACT_FREE_ON_ABORT && tx->actions[i].arg == obj)
+                recorded = true;
+        if (!recorded && _Unwind_DeleteException)
+            _Unwind_DeleteException(tx->eh_in_flight);
+        tx->eh_in_flight = NULL;
+    }
+    if (tm_eh_saved && __cxa_get_globals)
+        ((struct tm_cxa_eh_globals *)__cxa_get_globals())->uncaught = tx->uncaught_at_start;
+    tm_eh_saved = false;
+}
+
+TM_EXPORT void *_ITM_cxa_allocate_exception(size_t size)
+{
+    void *obj = __cxa_allocate_exception(size);
+    tm_tx *tx = tm_cur;
+    if (tx && tx->nesting) {
+        tm_eh_save_uncaught(tx);
+        tm_action_add(tx, TM_ACT_FREE_ON_ABORT, tm_free_exception_thunk, obj, 0);
+    }
+    return obj;
+}
+
+TM_EXPORT void _ITM_cxa_free_exception(void *obj)
+{
+    tm_tx *tx = tm_cur;
+    if (tx && tx->nesting)
+        tm_action_forget(tx, TM_ACT_FREE_ON_ABORT, obj);
+    __cxa_free_exception(obj);
+}
+
+TM_EXPORT __attribute__((noreturn)) void _ITM_cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
+{
+    tm_tx *tx = tm_cur;
+    if (tx && tx->nesting)
+        tm_eh_save_uncaught(tx);
+    __cxa_throw(obj, tinfo, dest);
+}
+
+TM_EXPORT void *_ITM_cxa_begin_catch(void *exc)
+{
+    tm_tx *tx = tm_cur;
+    if (tx && tx->nesting) {
+        tm_action_forget(tx, TM_ACT_FREE_ON_ABORT, (char *)exc + TM_UNWIND_HEADER_SIZE);
+        tx->catch_count++;
+    }
+    return __cxa_begin_catch(exc);
+}
+
+TM_EXPORT void _ITM_cxa_end_catch(void)
+{
+    tm_tx *tx = tm_cur;
+    if (tx && tx->nesting && tx->catch_count)
+        tx->catch_count--;
+    __cxa_end_catch();
+}

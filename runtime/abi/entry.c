@@ -1,0 +1,100 @@
+/* ABI entry points for transaction control, queries and user actions. */
+#include <stdio.h>
+
+#include "../core/tx.h"
+
+TM_EXPORT void _ITM_commitTransaction(void)
+{
+    tm_commit(tm_cur, (uintptr_t)__builtin_frame_address(0));
+}
+
+TM_HIDDEN void tm_eh_commit_failed(tm_tx *tx, void *exc);
+
+/* Called when an exception leaves the transaction: GCC's semantics commit it. If the commit
+ * fails, the exception object belongs to the aborted attempt and is destroyed on restart. */
+TM_EXPORT void _ITM_commitTransactionEH(void *exc_ptr)
+{
+    tm_tx *tx = tm_cur;
+    if (tx && tx->nesting == 1)
+        tx->eh_in_flight = exc_ptr;
+    tm_commit(tx, (uintptr_t)__builtin_frame_address(0));
+    if (tx)
+        tx->eh_in_flight = NULL;
+}
+
+TM_EXPORT __attribute__((noreturn)) void _ITM_abortTransaction(_ITM_abortReason reason)
+{
+    tm_cancel(tm_cur, (uint32_t)reason);
+}
+
+TM_EXPORT void _ITM_changeTransactionMode(_ITM_transactionState state)
+{
+    if (state != modeSerialIrrevocable)
+        tm_fatal("_ITM_changeTransactionMode: unknown mode %d", (int)state);
+    tm_go_irrevocable(tm_cur, (uintptr_t)__builtin_frame_address(0));
+}
+
+TM_EXPORT _ITM_howExecuting _ITM_inTransaction(void)
+{
+    tm_tx *tx = tm_cur;
+    if (!tx || tx->nesting == 0)
+        return outsideTransaction;
+    return (tx->flags & TM_F_IRREVOCABLE) ? inIrrevocableTransaction : inRetryableTransaction;
+}
+
+TM_EXPORT _ITM_transactionId_t _ITM_getTransactionId(void)
+{
+    tm_tx *tx = tm_cur;
+    return (tx && tx->nesting) ? tx->id : TM_NO_TRANSACTION_ID;
+}
+
+TM_EXPORT const char *_ITM_libraryVersion(void)
+{
+    return "tmkit 0.1 (Intel TM ABI " TM_ABI_VERSION_STRING ")";
+}
+
+TM_EXPORT int _ITM_versionCompatible(int version)
+{
+    return version == TM_ABI_VERSION_NUMBER;
+}
+
+TM_EXPORT __attribute__((noreturn)) void _ITM_error(const _ITM_srcLocation *loc, int code)
+{
+    tm_fatal("_ITM_error: error %d%s%s", code, loc && loc->psource ? " at " : "",
+             loc && loc->psource ? loc->psource : "");
+}
+
+TM_EXPORT void _ITM_dropReferences(void *start, size_t size)
+{
+    (void)start;
+    (void)size;
+    tm_fatal("_ITM_dropReferences is not supported (it has no defined semantics in GCC's TM "
+             "implementation)");
+}
+
+static void tm_call_user(void *arg, uintptr_t fn)
+{
+    ((void (*)(void *))fn)(arg);
+}
+
+TM_EXPORT void _ITM_addUserCommitAction(_ITM_userCommitFunction fn, _ITM_transactionId_t tid,
+                                        void *arg)
+{
+    tm_tx *tx = tm_cur;
+    if (tid != TM_NO_TRANSACTION_ID)
+        tm_fatal("_ITM_addUserCommitAction: resuming transaction id %u is not supported "
+                 "(pass _ITM_noTransactionId)", tid);
+    if (!tx || tx->nesting == 0) {
+        fn(arg); /* outside a transaction: "after commit" is now */
+        return;
+    }
+    tm_action_add(tx, TM_ACT_COMMIT_USER, tm_call_user, arg, (uintptr_t)fn);
+}
+
+TM_EXPORT void _ITM_addUserUndoAction(_ITM_userUndoFunction fn, void *arg)
+{
+    tm_tx *tx = tm_cur;
+    if (!tx || tx->nesting == 0)
+        return; /* outside a transaction nothing can be rolled back */
+    tm_action_add(tx, TM_ACT_UNDO_USER, tm_call_user, arg, (uintptr_t)fn);
+}

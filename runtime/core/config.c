@@ -1,0 +1,129 @@
+/* Configuration: one table of TMKIT_* variables (name, type, range, default), parsed strictly
+ * when the library loads. Anything unknown or malformed stops the program with a message that
+ * lists what is accepted: a typo must never silently run the wrong algorithm. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tx.h"
+#include "../algo/algo.h"
+
+tm_config_t tm_config;
+
+typedef enum { TM_CFG_ALGO, TM_CFG_UINT, TM_CFG_BOOL_WORDS } tm_cfg_type;
+
+typedef struct tm_cfg_entry {
+    const char *name;
+    tm_cfg_type type;
+    const char *dflt;
+    unsigned long min, max;      /* TM_CFG_UINT */
+    const char *words[2];        /* TM_CFG_BOOL_WORDS: {true-word, false-word} */
+    const char *help;
+} tm_cfg_entry;
+
+static const tm_cfg_entry tm_cfg_table[] = {
+    {"TMKIT_ALGO", TM_CFG_ALGO, NULL, 0, 0, {NULL, NULL},
+     "transaction algorithm (see `tmkit algos`)"},
+    {"TMKIT_MAX_RETRIES", TM_CFG_UINT, "64", 1, 1000000, {NULL, NULL},
+     "failed attempts before a transaction runs serially"},
+    {"TMKIT_PRIVATIZATION", TM_CFG_BOOL_WORDS, "quiesce", 0, 0, {"quiesce", "off"},
+     "privatization safety: writers wait for concurrent transactions (quiesce) or not (off)"},
+};
+#define TM_CFG_N (sizeof tm_cfg_table / sizeof tm_cfg_table[0])
+
+static __attribute__((noreturn)) void tm_cfg_fail(const char *fmt, const char *a, const char *b,
+                                                  const char *valid)
+{
+    char msg[1024];
+    int n = snprintf(msg, sizeof msg, "tmkit: ");
+    n += snprintf(msg + n, sizeof msg - (size_t)n, fmt, a, b);
+    n += snprintf(msg + n, sizeof msg - (size_t)n, "; valid: %s\n", valid);
+    if (n > (int)sizeof msg)
+        n = (int)sizeof msg;
+    ssize_t r = write(2, msg, (size_t)n);
+    (void)r;
+    _exit(2);
+}
+
+static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
+{
+    char valid[512];
+    size_t used = 0;
+    valid[0] = 0;
+    switch (e->type) {
+    case TM_CFG_ALGO:
+        for (const tm_algo *const *a = tm_algos; *a; a++)
+            if (value && strcmp(value, (*a)->name) == 0) {
+                tm_config.algo = *a;
+                return;
+            }
+        if (!value) {
+            tm_config.algo = tm_algos[0];
+            return;
+        }
+        for (const tm_algo *const *a = tm_algos; *a; a++)
+            used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s",
+                                     a == tm_algos ? "" : ", ", (*a)->name);
+        tm_cfg_fail("%s='%s' is not a known algorithm", e->name, value, valid);
+    case TM_CFG_UINT: {
+        const char *v = value ? value : e->dflt;
+        char *end;
+        errno = 0;
+        unsigned long x = strtoul(v, &end, 10);
+        snprintf(valid, sizeof valid, "an integer from %lu to %lu", e->min, e->max);
+        if (errno || end == v || *end || *v == '-' || *v == '+' || x < e->min || x > e->max)
+            tm_cfg_fail("%s='%s' is out of range or not a number", e->name, v, valid);
+        if (strcmp(e->name, "TMKIT_MAX_RETRIES") == 0)
+            tm_config.max_retries = (uint32_t)x;
+        return;
+    }
+    case TM_CFG_BOOL_WORDS: {
+        const char *v = value ? value : e->dflt;
+        bool on;
+        if (strcmp(v, e->words[0]) == 0)
+            on = true;
+        else if (strcmp(v, e->words[1]) == 0)
+            on = false;
+        else {
+            snprintf(valid, sizeof valid, "%s, %s", e->words[0], e->words[1]);
+            tm_cfg_fail("%s='%s' is not valid", e->name, v, valid);
+        }
+        if (strcmp(e->name, "TMKIT_PRIVATIZATION") == 0)
+            tm_config.privatization = on;
+        return;
+    }
+    }
+}
+
+extern char **environ;
+
+/* Runs before any transaction can start (library constructors run before the program's). */
+__attribute__((constructor(101))) static void tm_config_init(void)
+{
+    const char *values[TM_CFG_N] = {0};
+    for (char **env = environ; env && *env; env++) {
+        if (strncmp(*env, "TMKIT_", 6) != 0)
+            continue;
+        const char *eq = strchr(*env, '=');
+        size_t len = eq ? (size_t)(eq - *env) : strlen(*env);
+        size_t i;
+        for (i = 0; i < TM_CFG_N; i++)
+            if (strlen(tm_cfg_table[i].name) == len && strncmp(*env, tm_cfg_table[i].name, len) == 0)
+                break;
+        if (i == TM_CFG_N) {
+            char name[128], valid[512];
+            size_t used = 0;
+            snprintf(name, sizeof name, "%.*s", (int)len, *env);
+            for (size_t j = 0; j < TM_CFG_N; j++)
+                used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s", j ? ", " : "",
+                                         tm_cfg_table[j].name);
+            tm_cfg_fail("unknown configuration variable %s%s", name, "", valid);
+        }
+        values[i] = eq ? eq + 1 : "";
+    }
+    for (size_t i = 0; i < TM_CFG_N; i++)
+        tm_cfg_apply(&tm_cfg_table[i], values[i]);
+}

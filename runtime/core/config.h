@@ -1,0 +1,19 @@
+/* Run-time configuration, parsed once at load time from TMKIT_* environment variables through
+ * one table (config.c). Unknown TMKIT_* names and malformed values stop the program. */
+#ifndef TMKIT_CONFIG_H
+#define TMKIT_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct tm_algo tm_algo;
+
+typedef struct tm_config {
+    const tm_algo *algo;     /* TMKIT_ALGO */
+    uint32_t max_retries;    /* TMKIT_MAX_RETRIES: failed attempts before running serially */
+    bool privatization;      /* TMKIT_PRIVATIZATION=quiesce|off */
+} tm_config_t;
+
+extern tm_config_t tm_config __attribute__((visibility("hidden")));
+
+#endif

@@ -1,0 +1,268 @@
+/* Undo log, value read log and word-granular redo log (see log.h for the layouts). */
+#include <string.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "tx.h"
+
+#define TM_UNDO_FOOTER (2 * sizeof(uintptr_t))
+#define TM_LOG_KEEP 4096 /* entries/bytes kept when a descriptor is recycled */
+
+/* ---- undo log ---------------------------------------------------------------------------- */
+
+void tm_undo_push(tm_undo *u, const void *addr, size_t len)
+{
+    size_t body = (len + 7) & ~(size_t)7;
+    size_t need = u->len + body + TM_UNDO_FOOTER;
+    if (TM_UNLIKELY(need > u->cap)) {
+        size_t cap = u->cap ? u->cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        u->buf = tm_xrealloc(u->buf, cap, "undo log");
+        u->cap = cap;
+    }
+    unsigned char *p = u->buf + u->len;
+    memcpy(p, addr, len);
+    uintptr_t footer[2] = {(uintptr_t)addr, len};
+    memcpy(p + body, footer, sizeof footer);
+    u->len = need;
+}
+
+void tm_undo_rollback(tm_undo *u, size_t mark, tm_skip skip)
+{
+    size_t pos = u->len;
+    while (pos > mark) {
+        uintptr_t footer[2];
+        memcpy(footer, u->buf + pos - TM_UNDO_FOOTER, sizeof footer);
+        size_t len = footer[1], body = (len + 7) & ~(size_t)7;
+        pos -= TM_UNDO_FOOTER + body;
+        if (!tm_skip_hits(skip, footer[0], len))
+            memcpy((void *)footer[0], u->buf + pos, len);
+    }
+    u->len = mark;
+}
+
+void tm_undo_reset(tm_undo *u) { u->len = 0; }
+
+/* ---- read log ---------------------------------------------------------------------------- */
+
+void tm_rset_push(tm_rset *r, const void *addr, const void *val, size_t len)
+{
+    const unsigned char *a = addr, *v = val;
+    while (len) {
+        size_t chunk = len < 8 ? len : 8;
+        if (TM_UNLIKELY(r->n == r->cap)) {
+            r->cap = r->cap ? r->cap * 2 : 256;
+            r->e = tm_xrealloc(r->e, r->cap * sizeof *r->e, "read log");
+        }
+        tm_rentry *e = &r->e[r->n++];
+        e->addr = (uintptr_t)a;
+        e->len = (uint32_t)chunk;
+        e->val = 0;
+        memcpy(&e->val, v, chunk);
+        a += chunk;
+        v += chunk;
+        len -= chunk;
+    }
+}
+
+bool tm_rset_valid(const tm_rset *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const tm_rentry *e = &r->e[i];
+        uint64_t now = 0;
+        if (e->len == 8)
+            now = __atomic_load_n((const uint64_t *)e->addr, __ATOMIC_RELAXED);
+        else
+            memcpy(&now, (const void *)e->addr, e->len);
+        if (now != e->val)
+            return false;
+    }
+    return true;
+}
+
+/* ---- redo log ---------------------------------------------------------------------------- */
+
+static inline size_t tm_wset_hash(uintptr_t word) { return (size_t)((word >> 3) * 0x9E3779B97F4A7C15ull >> 32); }
+
+static void tm_wset_reindex(tm_wset *w, size_t want)
+{
+    size_t size = 64;
+    while (size < want * 2)
+        size *= 2;
+    if (size - 1 != w->index_mask || !w->index) {
+        free(w->index);
+        w->index = tm_xrealloc(NULL, size * sizeof *w->index, "write-set index");
+        w->index_mask = size - 1;
+    }
+    memset(w->index, 0, size * sizeof *w->index);
+    w->filter = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        size_t h = tm_wset_hash(w->e[i].word) & w->index_mask;
+        while (w->index[h])
+            h = (h + 1) & w->index_mask;
+        w->index[h] = (uint32_t)(i + 1);
+        w->filter |= 1ull << ((w->e[i].word >> 3) & 63);
+    }
+}
+
+static tm_wentry *tm_wset_find(const tm_wset *w, uintptr_t word)
+{
+    if (!(w->filter & (1ull << ((word >> 3) & 63))))
+        return NULL;
+    size_t h = tm_wset_hash(word) & w->index_mask;
+    for (uint32_t i; (i = w->index[h]) != 0; h = (h + 1) & w->index_mask)
+        if (w->e[i - 1].word == word)
+            return &w->e[i - 1];
+    return NULL;
+}
+
+static tm_wentry *tm_wset_get(tm_wset *w, uintptr_t word)
+{
+    tm_wentry *e = w->n ? tm_wset_find(w, word) : NULL;
+    if (e)
+        return e;
+    if (TM_UNLIKELY(w->n == w->cap)) {
+        w->cap = w->cap ? w->cap * 2 : 256;
+        w->e = tm_xrealloc(w->e, w->cap * sizeof *w->e, "write set");
+    }
+    if (TM_UNLIKELY(!w->index || (w->n + 1) * 2 > w->index_mask + 1))
+        tm_wset_reindex(w, w->n + 1);
+    e = &w->e[w->n++];
+    e->word = word;
+    e->val = 0;
+    e->mask = 0;
+    size_t h = tm_wset_hash(word) & w->index_mask;
+    while (w->index[h])
+        h = (h + 1) & w->index_mask;
+    w->index[h] = (uint32_t)w->n;
+    w->filter |= 1ull << ((word >> 3) & 63);
+    return e;
+}
+
+void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    const unsigned char *s = src;
+    while (len) {
+        uintptr_t word = a & ~(uintptr_t)7;
+        size_t off = a - word, n = 8 - off < len ? 8 - off : len;
+        uint64_t val = 0, mask = (n == 8) ? ~0ull : (((1ull << (n * 8)) - 1) << (off * 8));
+        memcpy((unsigned char *)&val + off, s, n);
+        tm_wentry *e = tm_wset_get(w, word);
+        size_t idx = (size_t)(e - w->e);
+        if (idx < w->nest_mark) {
+            if (w->undo_n == w->undo_cap) {
+                w->undo_cap = w->undo_cap ? w->undo_cap * 2 : 64;
+                w->undo = tm_xrealloc(w->undo, w->undo_cap * sizeof *w->undo, "nested write undo");
+            }
+            w->undo[w->undo_n++] = (tm_wundo){idx, e->val, e->mask};
+        }
+        e->val = (e->val & ~mask) | (val & mask);
+        e->mask |= mask;
+        a += n;
+        s += n;
+        len -= n;
+    }
+}
+
+bool tm_wset_overlay(const tm_wset *w, void *dst, const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    unsigned char *d = dst;
+    bool all = true;
+    while (len) {
+        uintptr_t word = a & ~(uintptr_t)7;
+        size_t off = a - word, n = 8 - off < len ? 8 - off : len;
+        const tm_wentry *e = tm_wset_find(w, word);
+        if (!e) {
+            all = false;
+        } else {
+            const unsigned char *v = (const unsigned char *)&e->val;
+            const unsigned char *m = (const unsigned char *)&e->mask;
+            for (size_t i = 0; i < n; i++) {
+                if (m[off + i])
+                    d[i] = v[off + i];
+                else
+                    all = false;
+            }
+        }
+        a += n;
+        d += n;
+        len -= n;
+    }
+    return all;
+}
+
+void tm_wset_writeback(const tm_wset *w, tm_skip skip)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const tm_wentry *e = &w->e[i];
+        if (tm_skip_hits(skip, e->word, 8))
+            continue;
+        if (e->mask == ~0ull) {
+            __atomic_store_n((uint64_t *)e->word, e->val, __ATOMIC_RELAXED);
+        } else {
+            const unsigned char *v = (const unsigned char *)&e->val;
+            const unsigned char *m = (const unsigned char *)&e->mask;
+            unsigned char *p = (unsigned char *)e->word;
+            for (int b = 0; b < 8; b++)
+                if (m[b])
+                    p[b] = v[b];
+        }
+    }
+}
+
+void tm_wset_truncate(tm_wset *w, size_t n, size_t undo_mark)
+{
+    while (w->undo_n > undo_mark) {
+        const tm_wundo *u = &w->undo[--w->undo_n];
+        if (u->idx < n) {
+            w->e[u->idx].val = u->val;
+            w->e[u->idx].mask = u->mask;
+        }
+    }
+    if (n < w->n) {
+        w->n = n;
+        tm_wset_reindex(w, n);
+    }
+}
+
+void tm_wset_reset(tm_wset *w)
+{
+    if (w->n) {
+        if (w->index_mask + 1 > 1024 || w->n > 64) {
+            memset(w->index, 0, (w->index_mask + 1) * sizeof *w->index);
+        } else {
+            /* Undo the insertions in reverse order: each probe then finds its own slot. */
+            for (size_t i = w->n; i-- > 0;) {
+                size_t h = tm_wset_hash(w->e[i].word) & w->index_mask;
+                while (w->index[h] != i + 1)
+                    h = (h + 1) & w->index_mask;
+                w->index[h] = 0;
+            }
+        }
+    }
+    w->n = 0;
+    w->filter = 0;
+    w->undo_n = 0;
+    w->nest_mark = 0;
+}
+
+void tm_logs_shrink(tm_undo *u, tm_rset *r, tm_wset *w)
+{
+    if (u->cap > TM_LOG_KEEP * 8) {
+        free(u->buf);
+        *u = (tm_undo){0};
+    }
+    if (r->cap > TM_LOG_KEEP) {
+        free(r->e);
+        *r = (tm_rset){0};
+    }
+    if (w->cap > TM_LOG_KEEP) {
+        free(w->e);
+        free(w->index);
+        free(w->undo);
+        *w = (tm_wset){0};
+    }
+}

@@ -1,0 +1,97 @@
+/* Transaction logs.
+ *
+ *  tm_undo   byte-arena undo log (address, length, old bytes). Used for write-through algorithms'
+ *            memory, for serial mode's cancel support and for _ITM_L* logged locals. Entries are
+ *            [old bytes rounded up to 8][footer {addr,len}] so rollback walks backwards.
+ *  tm_rset   NOrec-style value read log: (addr, len <= 8, value) checked by value on validation.
+ *  tm_wset   redo log keyed by aligned 8-byte word with a per-byte mask, so writes of any size and
+ *            alignment merge exactly and write-back touches only the bytes the program wrote.
+ *            Lookup: a 64-bit filter, then an open-addressing index (entry index + 1, 0 = empty).
+ *            Closed nesting: overwriting an entry older than wset_nest_mark first saves its old
+ *            value in the wset undo list, so a nested cancel can restore the parent's values.
+ */
+#ifndef TMKIT_LOG_H
+#define TMKIT_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tm_undo {
+    unsigned char *buf;
+    size_t len, cap;
+} tm_undo;
+
+typedef struct tm_rentry {
+    uintptr_t addr;
+    uint64_t val;
+    uint32_t len;
+} tm_rentry;
+
+typedef struct tm_rset {
+    tm_rentry *e;
+    size_t n, cap;
+} tm_rset;
+
+typedef struct tm_wentry {
+    uintptr_t word; /* address of the aligned 8-byte word */
+    uint64_t val;   /* new bytes (only those under mask are meaningful) */
+    uint64_t mask;  /* 0xff for each byte written */
+} tm_wentry;
+
+typedef struct tm_wundo {
+    size_t idx;
+    uint64_t val, mask;
+} tm_wundo;
+
+typedef struct tm_wset {
+    tm_wentry *e;
+    size_t n, cap;
+    uint32_t *index;  /* open addressing; holds entry index + 1 */
+    size_t index_mask; /* index size - 1 (power of two) */
+    uint64_t filter;  /* bit (word >> 3) & 63 set for every entry */
+    size_t nest_mark; /* entries below this need undo records when overwritten */
+    tm_wundo *undo;
+    size_t undo_n, undo_cap;
+} tm_wset;
+
+/* A region of stack that must not be written by rollback or write-back: dead frames below the
+ * transaction's checkpoint that the runtime itself is now using. */
+typedef struct tm_skip {
+    uintptr_t lo, hi;
+} tm_skip;
+
+static inline bool tm_skip_hits(tm_skip s, uintptr_t addr, size_t len)
+{
+    return addr < s.hi && addr + len > s.lo;
+}
+
+void tm_undo_push(tm_undo *u, const void *addr, size_t len);
+void tm_undo_rollback(tm_undo *u, size_t mark, tm_skip skip);
+void tm_undo_reset(tm_undo *u);
+
+void tm_rset_push(tm_rset *r, const void *addr, const void *val, size_t len);
+bool tm_rset_valid(const tm_rset *r);
+
+void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len);
+/* Overlays buffered bytes of [addr, addr+len) onto dst; returns true if every byte was buffered. */
+bool tm_wset_overlay(const tm_wset *w, void *dst, const void *addr, size_t len);
+void tm_wset_writeback(const tm_wset *w, tm_skip skip);
+void tm_wset_truncate(tm_wset *w, size_t n, size_t undo_mark);
+void tm_wset_reset(tm_wset *w);
+
+static inline bool tm_wset_maybe(const tm_wset *w, const void *addr, size_t len)
+{
+    if (w->n == 0)
+        return false;
+    uintptr_t a = (uintptr_t)addr & ~(uintptr_t)7, end = (uintptr_t)addr + len;
+    for (; a < end; a += 8)
+        if (w->filter & (1ull << ((a >> 3) & 63)))
+            return true;
+    return false;
+}
+
+/* Releases memory beyond the default capacity (descriptor reuse after thread exit). */
+void tm_logs_shrink(tm_undo *u, tm_rset *r, tm_wset *w);
+
+#endif

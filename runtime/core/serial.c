@@ -1,0 +1,178 @@
+/* The serial lock, privatization quiescence.
+ *
+ * A reader-writer lock built so that readers (speculative transactions) never write a shared
+ * cache line: each reader publishes "active" in its own descriptor (shared_ts != INACTIVE) and
+ * then checks the writer word; the writer sets the writer word and then waits until every other
+ * descriptor is inactive. This is the Dekker pattern: both sides store, fence (seq_cst), then load
+ * the other side's variable, so at least one of them sees the other.
+ *
+ * The writer word is also a futex mutex (0 free, 1 held, 2 held with waiters) that serializes
+ * writers and lets readers sleep during long irrevocable sections instead of spinning.
+ *
+ * Quiescence (privatization safety): after a writer commits at time ts, it waits until each other
+ * speculative transaction has either finished or validated at a time >= ts (its shared_ts), so no
+ * transaction that could still see the old state touches memory the committer made private.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tx.h"
+
+static _Atomic uint32_t tm_serial_word;
+static tm_tx *tm_serial_owner; /* written only by the holder */
+static bool tm_fork_took_lock;
+
+static void tm_futex_wait(_Atomic uint32_t *w, uint32_t val)
+{
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void tm_futex_wake_all(_Atomic uint32_t *w)
+{
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Sleeps until no writer holds the lock. */
+static void tm_serial_wait_free(void)
+{
+    uint32_t v;
+    /* acquire: pairs with the release exchange in tm_serial_release, so the irrevocable
+     * transaction's effects are visible to the reader that starts after it. */
+    while ((v = atomic_load_explicit(&tm_serial_word, memory_order_acquire)) != 0) {
+        if (v == 1 && !atomic_compare_exchange_weak_explicit(&tm_serial_word, &v, 2,
+                                                             memory_order_relaxed,
+                                                             memory_order_relaxed))
+            continue;
+        tm_futex_wait(&tm_serial_word, 2);
+    }
+}
+
+void tm_reader_enter(tm_tx *tx)
+{
+    for (;;) {
+        /* seq_cst store then seq_cst load: the reader half of the Dekker pattern (pairs with
+         * the writer's seq_cst exchange + seq_cst loads of shared_ts in tm_serial_drain). */
+        atomic_store_explicit(&tx->shared_ts, 0, memory_order_seq_cst);
+        if (TM_LIKELY(atomic_load_explicit(&tm_serial_word, memory_order_seq_cst) == 0)) {
+            tx->flags |= TM_F_READER;
+            return;
+        }
+        atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+        tm_serial_wait_free();
+    }
+}
+
+void tm_reader_exit(tm_tx *tx)
+{
+    /* release: the transaction's accesses happen-before a writer that observes INACTIVE. */
+    atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+    tx->flags &= ~TM_F_READER;
+}
+
+static void tm_serial_drain(tm_tx *self)
+{
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+        if (t == self)
+            continue;
+        /* seq_cst: writer half of the Dekker pattern (see tm_reader_enter). */
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE; i++)
+            tm_cpu_relax(i);
+    }
+}
+
+static bool tm_serial_trylock(void)
+{
+    uint32_t expected = 0;
+    /* seq_cst: this store is the writer's announcement in the Dekker pattern. */
+    return atomic_compare_exchange_strong_explicit(&tm_serial_word, &expected, 1,
+                                                   memory_order_seq_cst, memory_order_relaxed);
+}
+
+static void tm_serial_lock(void)
+{
+    if (tm_serial_trylock())
+        return;
+    /* Contended: mark waiters (2) and sleep; seq_cst for the same reason as the trylock. */
+    while (atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
+        tm_futex_wait(&tm_serial_word, 2);
+}
+
+void tm_serial_acquire(tm_tx *tx)
+{
+    if (tx->flags & TM_F_READER)
+        tm_reader_exit(tx);
+    tm_serial_lock();
+    tm_serial_owner = tx;
+    tm_serial_drain(tx);
+    tx->flags |= TM_F_SERIAL;
+}
+
+bool tm_serial_try_upgrade(tm_tx *tx)
+{
+    if (!tm_serial_trylock())
+        return false;
+    tm_serial_owner = tx;
+    /* We stop being a reader only after owning the word, so no other writer could have drained
+     * past us while our speculative state was live. */
+    tm_reader_exit(tx);
+    tm_serial_drain(tx);
+    tx->flags |= TM_F_SERIAL;
+    return true;
+}
+
+void tm_serial_release(tm_tx *tx)
+{
+    tx->flags &= ~(TM_F_SERIAL | TM_F_IRREVOCABLE);
+    tm_serial_owner = NULL;
+    /* release: the serial transaction's writes happen-before readers that see the word free. */
+    if (atomic_exchange_explicit(&tm_serial_word, 0, memory_order_release) == 2)
+        tm_futex_wake_all(&tm_serial_word);
+}
+
+void tm_quiesce(tm_tx *self, uint64_t ts)
+{
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+        if (t == self)
+            continue;
+        /* acquire: pairs with the release stores of shared_ts (validation, reader exit), so
+         * once we pass, that transaction no longer uses pre-ts state. */
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts; i++)
+            tm_cpu_relax(i);
+    }
+}
+
+void tm_serial_fork_prepare(void)
+{
+    tm_tx *tx = tm_cur;
+    tm_fork_took_lock = false;
+    if (tx && tx->nesting)
+        return; /* fork inside a transaction: it is irrevocable and already holds the lock */
+    tm_serial_lock();
+    tm_serial_owner = tx;
+    tm_serial_drain(tx); /* tx may be NULL: then nothing is skipped */
+    tm_fork_took_lock = true;
+}
+
+void tm_serial_fork_parent(void)
+{
+    if (tm_fork_took_lock) {
+        tm_fork_took_lock = false;
+        tm_serial_owner = NULL;
+        if (atomic_exchange_explicit(&tm_serial_word, 0, memory_order_release) == 2)
+            tm_futex_wake_all(&tm_serial_word);
+    }
+}
+
+void tm_serial_fork_child(tm_tx *self)
+{
+    if (tm_fork_took_lock) {
+        tm_fork_took_lock = false;
+        tm_serial_owner = NULL;
+        atomic_store_explicit(&tm_serial_word, 0, memory_order_relaxed);
+    } else if (!(self && (self->flags & TM_F_SERIAL))) {
+        atomic_store_explicit(&tm_serial_word, 0, memory_order_relaxed);
+    }
+}

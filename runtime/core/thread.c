@@ -1,0 +1,151 @@
+/* Descriptor lifecycle.
+ *
+ * Descriptors live on one push-only list (the registry) that other threads walk without a lock
+ * to drain the serial lock or wait for quiescence. A thread takes a descriptor on its first
+ * transaction (reusing one whose thread has exited, so thousands of short-lived threads cost a
+ * bounded number of descriptors) and gives it back from a pthread key destructor. Nodes are never
+ * freed, so a walker can never touch freed memory.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tx.h"
+
+__thread tm_tx *tm_cur __attribute__((tls_model("initial-exec")));
+
+static tm_tx *_Atomic tm_registry;
+static pthread_key_t tm_tx_key;
+static pthread_once_t tm_key_once = PTHREAD_ONCE_INIT;
+
+/* Transaction ids are handed to threads in blocks so that starting a transaction writes no
+ * shared cache line; 1 is _ITM_noTransactionId. */
+static _Atomic uint32_t tm_id_blocks = 1;
+#define TM_ID_BLOCK 4096u
+
+tm_tx *tm_registry_head(void)
+{
+    /* acquire: pairs with the release CAS in tm_registry_push, so a walker sees the node's
+     * initialised fields (shared_ts, next). */
+    return atomic_load_explicit(&tm_registry, memory_order_acquire);
+}
+
+static void tm_registry_push(tm_tx *tx)
+{
+    tm_tx *head = atomic_load_explicit(&tm_registry, memory_order_relaxed);
+    do {
+        atomic_store_explicit(&tx->next, head, memory_order_relaxed);
+    } while (!atomic_compare_exchange_weak_explicit(&tm_registry, &head, tx, memory_order_release,
+                                                    memory_order_relaxed));
+}
+
+static void tm_tx_release(void *arg)
+{
+    tm_tx *tx = arg;
+    if (tx->nesting) {
+        /* The thread ended inside a transaction (pthread_exit from an irrevocable section).
+         * Its effects stay; release what it holds so the process can go on. */
+        if (tx->flags & TM_F_SERIAL)
+            tm_serial_release(tx);
+        else if (tx->flags & TM_F_READER)
+            tm_reader_exit(tx);
+        tx->nesting = 0;
+    }
+    tm_logs_shrink(&tx->undo, &tx->rset, &tx->wset);
+    tm_undo_reset(&tx->undo);
+    tm_undo_reset(&tx->locals);
+    tx->n_actions = tx->n_cps = 0;
+    tx->flags = 0;
+    tm_cur = NULL;
+    /* release: our last writes to the descriptor happen-before its next owner's first. */
+    atomic_store_explicit(&tx->in_use, 0, memory_order_release);
+}
+
+static void tm_key_init(void)
+{
+    if (pthread_key_create(&tm_tx_key, tm_tx_release) != 0)
+        tm_fatal("pthread_key_create failed");
+}
+
+static void tm_stack_bounds(tm_tx *tx)
+{
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    tx->stack_known = false;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
+            tx->stack_lo = (uintptr_t)lo;
+            tx->stack_hi = (uintptr_t)lo + size;
+            tx->stack_known = true;
+        }
+        pthread_attr_destroy(&attr);
+    }
+}
+
+void tm_tx_assign_ids(tm_tx *tx)
+{
+    /* relaxed: only uniqueness matters, not ordering. */
+    uint32_t block = atomic_fetch_add_explicit(&tm_id_blocks, 1, memory_order_relaxed);
+    tx->id_next = block * TM_ID_BLOCK;
+    tx->id_end = tx->id_next + TM_ID_BLOCK;
+    if (tx->id_next <= TM_NO_TRANSACTION_ID)
+        tx->id_next = TM_NO_TRANSACTION_ID + 1;
+}
+
+extern const tm_dispatch tm_disp_direct TM_HIDDEN;
+
+tm_tx *tm_tx_create(void)
+{
+    pthread_once(&tm_key_once, tm_key_init);
+    tm_tx *tx = NULL;
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+        int expected = 0;
+        /* acquire: pairs with the release store in tm_tx_release. */
+        if (atomic_load_explicit(&t->in_use, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&t->in_use, &expected, 1, memory_order_acquire,
+                                                    memory_order_relaxed)) {
+            tx = t;
+            break;
+        }
+    }
+    if (!tx) {
+        if (posix_memalign((void **)&tx, 64, sizeof *tx) != 0)
+            tm_fatal("out of memory allocating a transaction descriptor");
+        memset(tx, 0, sizeof *tx);
+        atomic_init(&tx->shared_ts, TM_TS_INACTIVE);
+        atomic_init(&tx->in_use, 1);
+        tm_registry_push(tx);
+    }
+    tx->disp = &tm_disp_direct;
+    tx->nesting = 0;
+    tx->flags = 0;
+    tx->rng = (uint64_t)(uintptr_t)tx * 0x9E3779B97F4A7C15ull | 1;
+    tm_tx_assign_ids(tx);
+    tm_stack_bounds(tx);
+    tm_cur = tx;
+    pthread_setspecific(tm_tx_key, tx);
+    return tx;
+}
+
+/* fork(): the child has only the calling thread. Descriptors of the parent's other threads are
+ * returned to the pool; the serial lock was taken in prepare so no transaction was mid-flight. */
+static void tm_fork_prepare(void) { tm_serial_fork_prepare(); }
+static void tm_fork_parent(void) { tm_serial_fork_parent(); }
+static void tm_fork_child(void)
+{
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed)) {
+        if (t == tm_cur)
+            continue;
+        atomic_store_explicit(&t->shared_ts, TM_TS_INACTIVE, memory_order_relaxed);
+        atomic_store_explicit(&t->in_use, 0, memory_order_relaxed);
+    }
+    tm_serial_fork_child(tm_cur);
+}
+
+__attribute__((constructor)) static void tm_thread_init(void)
+{
+    pthread_once(&tm_key_once, tm_key_init);
+    pthread_atfork(tm_fork_prepare, tm_fork_parent, tm_fork_child);
+}

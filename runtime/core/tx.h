@@ -1,0 +1,175 @@
+/* The per-thread transaction descriptor and the dispatch table every execution mode implements.
+ *
+ * A descriptor belongs to one thread while it lives and is recycled when the thread exits (see
+ * thread.c). Fields above `shared_ts` are touched only by the owner thread; `shared_ts` sits on
+ * its own cache line and is the only field other threads read (serial-lock drain, quiescence).
+ */
+#ifndef TMKIT_TX_H
+#define TMKIT_TX_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../abi/itm_abi.h"
+#include "log.h"
+
+#define TM_HIDDEN __attribute__((visibility("hidden")))
+#define TM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Layout shared with abi/checkpoint.S. */
+typedef struct tm_jmpbuf {
+    uint64_t cfa; /* caller's stack pointer after _ITM_beginTransaction returns */
+    uint64_t rbx, rbp, r12, r13, r14, r15;
+    uint64_t pc; /* return address into the transaction's code */
+    uint32_t mxcsr;
+    uint16_t fpcw;
+    uint16_t pad;
+} tm_jmpbuf;
+
+typedef struct tm_tx tm_tx;
+
+/* Why an attempt ended; also the statistics categories. */
+typedef enum tm_abort_reason {
+    TM_ABORT_READ_CONFLICT,  /* a location read was changed by a committed writer */
+    TM_ABORT_WRITE_CONFLICT, /* could not acquire ownership to write */
+    TM_ABORT_VALIDATE,       /* commit-time or upgrade validation failed */
+    TM_ABORT_CANCEL,         /* __transaction_cancel */
+    TM_ABORT_RETRY,          /* _ITM_abortTransaction(userRetry | TMConflict) */
+    TM_ABORT_SERIAL,         /* had to restart to run serially (upgrade contention, fallback) */
+    TM_ABORT_REASONS
+} tm_abort_reason;
+
+typedef struct tm_dispatch {
+    const char *name;
+    void (*read)(tm_tx *tx, void *dst, const void *src, size_t len);
+    void (*write)(tm_tx *tx, void *dst, const void *src, size_t len);
+    /* Speculative algorithms only (NULL for the serial modes). */
+    void (*begin)(tm_tx *tx);
+    /* Outermost commit. Returns false on conflict (the caller restarts), otherwise sets
+     * *commit_ts to the time other transactions must pass for privatization safety (0: none). */
+    bool (*commit)(tm_tx *tx, tm_skip skip, uint64_t *commit_ts);
+    /* After the core restored memory from the undo log: release what the attempt holds. */
+    void (*rollback)(tm_tx *tx);
+    /* Called with every other transaction drained: make the attempt's effects current in memory
+     * so it can continue irrevocably. Returns false if the attempt was already inconsistent. */
+    bool (*upgrade)(tm_tx *tx, tm_skip skip);
+} tm_dispatch;
+
+typedef struct tm_checkpoint {
+    tm_jmpbuf jb;
+    uint32_t prop;
+    uint32_t nesting; /* tx->nesting before this transaction began */
+    size_t undo_mark, locals_mark, wset_len, wset_undo_mark, wset_nest_mark;
+    size_t actions_mark;
+    uint32_t catch_count;
+    const tm_dispatch *disp_before;
+    uint32_t flags_before;
+} tm_checkpoint;
+
+enum tm_action_kind {
+    TM_ACT_NONE,            /* discarded */
+    TM_ACT_COMMIT_USER,     /* _ITM_addUserCommitAction */
+    TM_ACT_UNDO_USER,       /* _ITM_addUserUndoAction */
+    TM_ACT_FREE_ON_COMMIT,  /* deferred free / delete */
+    TM_ACT_FREE_ON_ABORT,   /* allocation made by the transaction */
+};
+
+typedef struct tm_action {
+    uint32_t kind;
+    void (*fn)(void *arg, uintptr_t aux);
+    void *arg;
+    uintptr_t aux;
+} tm_action;
+
+enum tm_tx_flags {
+    TM_F_SERIAL = 1u << 0,      /* holds the serial lock exclusively */
+    TM_F_IRREVOCABLE = 1u << 1, /* can no longer roll back */
+    TM_F_READER = 1u << 2,      /* registered as a speculative transaction (shared_ts set) */
+    TM_F_FORCE_SERIAL = 1u << 3 /* the next attempt must run serially */
+};
+
+#define TM_TS_INACTIVE UINT64_MAX
+
+struct tm_tx {
+    const tm_dispatch *disp;
+    uint32_t nesting; /* 0 = not in a transaction; flat nesting depth otherwise */
+    uint32_t flags;
+    uint64_t snapshot; /* algorithm's start time / sequence number */
+    uint64_t owned;    /* algorithm scratch (e.g. gl_wt: holds the global lock) */
+    tm_rset rset;
+    tm_wset wset;
+    tm_undo undo;   /* memory (write-through and serial modes) */
+    tm_undo locals; /* _ITM_L* */
+    tm_action *actions;
+    size_t n_actions, cap_actions;
+    tm_checkpoint *cps;
+    size_t n_cps, cap_cps;
+    uint32_t prop;
+    _ITM_transactionId_t id;
+    _ITM_transactionId_t id_next, id_end;
+    uint32_t retries; /* failed attempts of the current transaction */
+    uint64_t rng;
+    /* C++ exception state (eh.c). */
+    void *eh_in_flight;
+    uint32_t catch_count;
+    unsigned int uncaught_at_start;
+    /* Stack bounds of the owner thread (dead-frame checks). */
+    uintptr_t stack_lo, stack_hi;
+    bool stack_known;
+
+    _Alignas(64) _Atomic uint64_t shared_ts; /* TM_TS_INACTIVE outside speculative execution */
+    _Atomic int in_use;
+    tm_tx *_Atomic next; /* registry list, push-only */
+    char pad_[64 - sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
+};
+
+/* thread.c */
+extern __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec"))) TM_HIDDEN;
+TM_HIDDEN tm_tx *tm_tx_create(void);
+TM_HIDDEN tm_tx *tm_registry_head(void);
+
+static inline tm_tx *tm_self(void)
+{
+    tm_tx *tx = tm_cur;
+    if (TM_UNLIKELY(tx == NULL))
+        tx = tm_tx_create();
+    return tx;
+}
+
+/* serial.c: the serial lock. Speculative transactions are readers (one flag each, no shared
+ * counter); serial and irrevocable transactions are the writer. */
+TM_HIDDEN void tm_reader_enter(tm_tx *tx);
+TM_HIDDEN void tm_reader_exit(tm_tx *tx);
+TM_HIDDEN void tm_serial_acquire(tm_tx *tx);
+TM_HIDDEN bool tm_serial_try_upgrade(tm_tx *tx);
+TM_HIDDEN void tm_serial_release(tm_tx *tx);
+TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts);
+TM_HIDDEN void tm_serial_fork_prepare(void);
+TM_HIDDEN void tm_serial_fork_parent(void);
+TM_HIDDEN void tm_serial_fork_child(tm_tx *self);
+
+/* txn.c */
+TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);
+TM_HIDDEN void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame);
+TM_HIDDEN void tm_commit(tm_tx *tx, uintptr_t caller_frame);
+TM_HIDDEN __attribute__((noreturn)) void tm_cancel(tm_tx *tx, uint32_t reason);
+TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg,
+                             uintptr_t aux);
+TM_HIDDEN bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg);
+
+/* checkpoint.S */
+TM_HIDDEN __attribute__((noreturn)) void tm_longjmp(const tm_jmpbuf *jb, uint32_t actions);
+
+/* util.c */
+TM_HIDDEN __attribute__((noreturn, format(printf, 1, 2))) void tm_fatal(const char *fmt, ...);
+TM_HIDDEN void *tm_xrealloc(void *p, size_t n, const char *what);
+TM_HIDDEN void tm_cpu_relax(unsigned iteration);
+
+/* eh.c */
+TM_HIDDEN void tm_eh_begin(tm_tx *tx);
+TM_HIDDEN void tm_eh_rollback(tm_tx *tx, uint32_t catch_count_target, bool outer);
+
+#endif

@@ -1,0 +1,343 @@
+/* The life of a transaction: begin (outer, flat-nested, closed-nested), commit, cancel, restart,
+ * and the switch to serial-irrevocable mode.
+ *
+ * Nesting: a nested transaction that cannot cancel (pr_hasNoAbort) is flattened into its parent;
+ * one that can gets its own checkpoint (closed nesting) recording the length of every log, so
+ * cancelling it restores exactly the state at its start. Outermost transactions always have
+ * checkpoint 0.
+ *
+ * Execution modes (tx->disp): the configured speculative algorithm; serial_undo (exclusive,
+ * instrumented, undo-logged so it can still cancel); direct (serial-irrevocable, no logging,
+ * used for uninstrumented code). A transaction runs serially when it always goes irrevocable,
+ * has no instrumented path, the algorithm is serial, or it failed max_retries times.
+ *
+ * Stack rule: rollback and write-back never write the region between the bottom of the thread's
+ * stack and the checkpoint's CFA; those are dead frames of the transaction's callees that the
+ * runtime itself is using now. Locals the compiler logged with _ITM_L* lie above the CFA.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "tx.h"
+#include "../algo/algo.h"
+
+extern const tm_dispatch tm_disp_direct TM_HIDDEN;
+extern const tm_dispatch tm_disp_serial_undo TM_HIDDEN;
+TM_HIDDEN void tm_tx_assign_ids(tm_tx *tx);
+
+/* Number of checkpoints that existed when the transaction went irrevocable: those can no
+ * longer be cancelled. Stored per thread. */
+static __thread size_t tm_irrevocable_cps __attribute__((tls_model("initial-exec")));
+
+static tm_checkpoint *tm_cp_push(tm_tx *tx)
+{
+    if (TM_UNLIKELY(tx->n_cps == tx->cap_cps)) {
+        tx->cap_cps = tx->cap_cps ? tx->cap_cps * 2 : 8;
+        tx->cps = tm_xrealloc(tx->cps, tx->cap_cps * sizeof *tx->cps, "checkpoint stack");
+    }
+    return &tx->cps[tx->n_cps++];
+}
+
+static tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
+{
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    if (tx->stack_known && top > tx->stack_lo && top <= tx->stack_hi)
+        return (tm_skip){tx->stack_lo, top};
+    /* Running on a stack we do not know (coroutine, alternate stack): everything from well
+     * below our own frame up to the checkpoint. */
+    return (tm_skip){here > 65536 ? here - 65536 : 0, top};
+}
+
+static void tm_backoff(tm_tx *tx)
+{
+    unsigned shift = tx->retries < 6 ? tx->retries : 6;
+    tx->rng ^= tx->rng << 13;
+    tx->rng ^= tx->rng >> 7;
+    tx->rng ^= tx->rng << 17;
+    unsigned spins = (unsigned)(tx->rng % (64u << shift));
+    for (unsigned i = 0; i < spins; i++)
+        __builtin_ia32_pause();
+}
+
+/* Chooses the execution mode of a new attempt of the outermost transaction. */
+static uint32_t tm_attempt_start(tm_tx *tx)
+{
+    uint32_t prop = tx->prop;
+    bool can_cancel = !(prop & pr_hasNoAbort);
+    bool serial = (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode) ||
+                  (tx->flags & TM_F_FORCE_SERIAL) || tm_config.algo->serial;
+    tx->flags &= ~TM_F_FORCE_SERIAL;
+    if (serial) {
+        if (!(tx->flags & TM_F_SERIAL))
+            tm_serial_acquire(tx);
+        if ((prop & pr_uninstrumentedCode) && (!can_cancel || !(prop & pr_instrumentedCode))) {
+            tx->disp = &tm_disp_direct;
+            tx->flags |= TM_F_IRREVOCABLE;
+            tm_irrevocable_cps = 1;
+            return a_runUninstrumentedCode;
+        }
+        tx->disp = &tm_disp_serial_undo;
+        return a_runInstrumentedCode;
+    }
+    tm_reader_enter(tx);
+    tx->disp = tm_config.algo->disp;
+    tx->disp->begin(tx);
+    return a_runInstrumentedCode;
+}
+
+static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
+{
+    if (tx->disp == &tm_disp_direct && (prop & pr_uninstrumentedCode))
+        return a_runUninstrumentedCode;
+    if (prop & pr_instrumentedCode)
+        return a_runInstrumentedCode;
+    tm_go_irrevocable(tx, tx->cps[tx->n_cps - 1].jb.cfa);
+    return a_runUninstrumentedCode;
+}
+
+TM_HIDDEN uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb);
+uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb)
+{
+    tm_tx *tx = tm_self();
+    if (tx->nesting == 0) {
+        tx->n_cps = 0;
+        tm_checkpoint *cp = tm_cp_push(tx);
+        memset(cp, 0, sizeof *cp);
+        cp->jb = *jb;
+        cp->prop = prop;
+        cp->disp_before = &tm_disp_direct;
+        tx->prop = prop;
+        tx->retries = 0;
+        tx->nesting = 1;
+        tm_irrevocable_cps = 0;
+        if (TM_UNLIKELY(tx->id_next == tx->id_end))
+            tm_tx_assign_ids(tx);
+        tx->id = tx->id_next++;
+        tm_eh_begin(tx);
+        return tm_attempt_start(tx) | a_saveLiveVariables;
+    }
+    if (prop & pr_hasNoAbort) {
+        tx->nesting++;
+        return tm_nested_code_path(tx, prop);
+    }
+    if (!(prop & pr_instrumentedCode))
+        tm_fatal("a nested transaction that may cancel has no instrumented code path "
+                 "(properties 0x%x)", prop);
+    tm_checkpoint *cp = tm_cp_push(tx);
+    cp->jb = *jb;
+    cp->prop = prop;
+    cp->nesting = tx->nesting;
+    cp->undo_mark = tx->undo.len;
+    cp->locals_mark = tx->locals.len;
+    cp->wset_len = tx->wset.n;
+    cp->wset_undo_mark = tx->wset.undo_n;
+    cp->wset_nest_mark = tx->wset.nest_mark;
+    cp->actions_mark = tx->n_actions;
+    cp->catch_count = tx->catch_count;
+    cp->disp_before = tx->disp;
+    cp->flags_before = tx->flags;
+    tx->wset.nest_mark = tx->wset.n;
+    if (tx->disp == &tm_disp_direct) /* irrevocable parent: log this part so it can cancel */
+        tx->disp = &tm_disp_serial_undo;
+    tx->nesting++;
+    return a_runInstrumentedCode | a_saveLiveVariables;
+}
+
+/* ---- actions ----------------------------------------------------------------------------- */
+
+void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg, uintptr_t aux)
+{
+    if (TM_UNLIKELY(tx->n_actions == tx->cap_actions)) {
+        tx->cap_actions = tx->cap_actions ? tx->cap_actions * 2 : 32;
+        tx->actions = tm_xrealloc(tx->actions, tx->cap_actions * sizeof *tx->actions, "action list");
+    }
+    tx->actions[tx->n_actions++] = (tm_action){kind, fn, arg, aux};
+}
+
+bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg)
+{
+    for (size_t i = tx->n_actions; i-- > 0;)
+        if (tx->actions[i].kind == kind && tx->actions[i].arg == arg) {
+            tx->actions[i].kind = TM_ACT_NONE;
+            return true;
+        }
+    return false;
+}
+
+/* Runs actions [from, n) of a detached list: on commit forwards, on abort backwards. The list is
+ * detached first so a handler may itself run transactions. */
+static void tm_actions_run(tm_tx *tx, size_t from, bool committed)
+{
+    size_t n = tx->n_actions;
+    if (n == from)
+        return;
+    tm_action *list = tx->actions, local[8];
+    size_t count = n - from;
+    tm_action *run = count <= 8 ? local : tm_xrealloc(NULL, count * sizeof *run, "action list");
+    memcpy(run, list + from, count * sizeof *run);
+    tx->n_actions = from;
+    if (committed) {
+        for (size_t i = 0; i < count; i++)
+            if (run[i].kind == TM_ACT_COMMIT_USER || run[i].kind == TM_ACT_FREE_ON_COMMIT)
+                run[i].fn(run[i].arg, run[i].aux);
+    } else {
+        for (size_t i = count; i-- > 0;)
+            if (run[i].kind == TM_ACT_UNDO_USER || run[i].kind == TM_ACT_FREE_ON_ABORT)
+                run[i].fn(run[i].arg, run[i].aux);
+    }
+    if (run != local)
+        free(run);
+}
+
+/* ---- end of a transaction ---------------------------------------------------------------- */
+
+/* Resets the descriptor to "no transaction"; the serial lock must already be released. */
+static void tm_reset(tm_tx *tx)
+{
+    tx->nesting = 0;
+    tx->n_cps = 0;
+    tx->disp = &tm_disp_direct;
+    tx->flags &= ~(TM_F_IRREVOCABLE | TM_F_FORCE_SERIAL);
+    tm_undo_reset(&tx->undo);
+    tm_undo_reset(&tx->locals);
+    tm_wset_reset(&tx->wset);
+    tx->rset.n = 0;
+    tx->eh_in_flight = NULL;
+    tx->catch_count = 0;
+}
+
+/* Restores the state of checkpoint k and runs the undo actions registered since. For k == 0
+ * the transaction is over afterwards (the serial lock is kept if held: restart may need it). */
+static void tm_rollback_to(tm_tx *tx, size_t k)
+{
+    tm_checkpoint *cp = &tx->cps[k];
+    tm_skip skip = tm_dead_frames(tx, cp->jb.cfa);
+    tm_undo_rollback(&tx->undo, cp->undo_mark, skip);
+    tm_undo_rollback(&tx->locals, cp->locals_mark, skip);
+    tm_eh_rollback(tx, cp->catch_count, k == 0);
+    if (k == 0) {
+        if (tx->disp->rollback)
+            tx->disp->rollback(tx);
+        if (tx->flags & TM_F_READER)
+            tm_reader_exit(tx);
+        uint32_t keep = tx->flags & TM_F_SERIAL;
+        tm_reset(tx);
+        tx->flags = (tx->flags & ~TM_F_SERIAL) | keep;
+        tm_actions_run(tx, 0, false);
+    } else {
+        tm_wset_truncate(&tx->wset, cp->wset_len, cp->wset_undo_mark);
+        tx->wset.nest_mark = cp->wset_nest_mark;
+        tx->disp = cp->disp_before;
+        tx->nesting = cp->nesting;
+        tx->n_cps = k;
+        tm_actions_run(tx, cp->actions_mark, false);
+    }
+}
+
+void tm_restart(tm_tx *tx, tm_abort_reason why)
+{
+    if (tx->flags & TM_F_IRREVOCABLE)
+        tm_fatal("internal error: restart requested for an irrevocable transaction");
+    tm_jmpbuf jb = tx->cps[0].jb;
+    uint32_t prop = tx->prop, retries = tx->retries + 1;
+    _ITM_transactionId_t id = tx->id;
+    tm_rollback_to(tx, 0);
+    /* Handlers may have run transactions of their own: re-establish ours. */
+    tx->n_cps = 0;
+    tm_checkpoint *cp = tm_cp_push(tx);
+    memset(cp, 0, sizeof *cp);
+    cp->jb = jb;
+    cp->prop = prop;
+    cp->disp_before = &tm_disp_direct;
+    tx->prop = prop;
+    tx->retries = retries;
+    tx->id = id;
+    tx->nesting = 1;
+    tm_irrevocable_cps = 0;
+    /* Still holding the serial lock (an upgrade whose validation failed): rerun serially. */
+    if (why == TM_ABORT_SERIAL || retries >= tm_config.max_retries || (tx->flags & TM_F_SERIAL))
+        tx->flags |= TM_F_FORCE_SERIAL;
+    else if (!(tx->flags & TM_F_SERIAL))
+        tm_backoff(tx);
+    tm_eh_begin(tx);
+    uint32_t bits = tm_attempt_start(tx);
+    tm_longjmp(&tx->cps[0].jb, bits | a_restoreLiveVariables);
+}
+
+void tm_cancel(tm_tx *tx, uint32_t reason)
+{
+    if (!tx || tx->nesting == 0)
+        tm_fatal("_ITM_abortTransaction called outside a transaction");
+    if (reason & (userRetry | TMConflict)) {
+        if (tx->flags & TM_F_IRREVOCABLE)
+            tm_fatal("_ITM_abortTransaction: cannot retry an irrevocable transaction");
+        tm_restart(tx, TM_ABORT_RETRY);
+    }
+    if (!(reason & userAbort))
+        tm_fatal("_ITM_abortTransaction: unsupported reason 0x%x", reason);
+    size_t k = (reason & outerAbort) ? 0 : tx->n_cps - 1;
+    if ((tx->flags & TM_F_IRREVOCABLE) && k < tm_irrevocable_cps)
+        tm_fatal("__transaction_cancel in a transaction that already went irrevocable "
+                 "(it called code that cannot be rolled back)");
+    tm_jmpbuf jb = tx->cps[k].jb;
+    tm_rollback_to(tx, k);
+    if (k == 0 && (tx->flags & TM_F_SERIAL))
+        tm_serial_release(tx);
+    tm_longjmp(&jb, a_abortTransaction | a_restoreLiveVariables);
+}
+
+void tm_commit(tm_tx *tx, uintptr_t caller_frame)
+{
+    (void)caller_frame;
+    if (TM_UNLIKELY(!tx || tx->nesting == 0))
+        tm_fatal("_ITM_commitTransaction called outside a transaction");
+    if (tx->nesting > 1) {
+        tm_checkpoint *top = &tx->cps[tx->n_cps - 1];
+        if (tx->n_cps > 1 && top->nesting + 1 == tx->nesting) {
+            /* Closed nested commit: its logs merge into the parent's. */
+            tx->wset.nest_mark = top->wset_nest_mark;
+            if (top->disp_before == &tm_disp_direct)
+                tx->disp = &tm_disp_direct;
+            tx->n_cps--;
+        }
+        tx->nesting--;
+        return;
+    }
+    if (tx->flags & TM_F_READER) {
+        uint64_t ts = 0;
+        tm_skip skip = tm_dead_frames(tx, tx->cps[0].jb.cfa);
+        if (!tx->disp->commit(tx, skip, &ts))
+            tm_restart(tx, TM_ABORT_VALIDATE);
+        tm_reader_exit(tx);
+        if (ts && tm_config.privatization)
+            tm_quiesce(tx, ts);
+    } else if (tx->flags & TM_F_SERIAL) {
+        tm_serial_release(tx);
+    }
+    tm_reset(tx);
+    tm_actions_run(tx, 0, true);
+}
+
+void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame)
+{
+    if (!tx || tx->nesting == 0 || (tx->flags & TM_F_IRREVOCABLE))
+        return;
+    if (!(tx->flags & TM_F_SERIAL)) {
+        if (!tm_serial_try_upgrade(tx))
+            tm_restart(tx, TM_ABORT_SERIAL);
+        if (!tx->disp->upgrade(tx, tm_dead_frames(tx, caller_frame)))
+            tm_restart(tx, TM_ABORT_VALIDATE); /* keeps the serial lock: reruns serially */
+    }
+    /* From here on nothing can be rolled back: undo records are useless and undo actions can
+     * never run (allocations made so far simply persist). */
+    tx->disp = &tm_disp_direct;
+    tx->flags |= TM_F_SERIAL | TM_F_IRREVOCABLE;
+    tm_irrevocable_cps = tx->n_cps;
+    tm_undo_reset(&tx->undo);
+    tm_wset_reset(&tx->wset);
+    tx->rset.n = 0;
+    for (size_t i = 0; i < tx->n_actions; i++)
+        if (tx->actions[i].kind == TM_ACT_UNDO_USER || tx->actions[i].kind == TM_ACT_FREE_ON_ABORT)
+            tx->actions[i].kind = TM_ACT_NONE;
+}
