@@ -1,0 +1,178 @@
+/* tmkit.h — extras for programs built with gcc -fgnu-tm and run on tmkit (or any libitm).
+ *
+ * Commit and abort handlers written where they are needed, capturing the values they use:
+ *
+ *     __transaction_atomic {
+ *         entry *e = cache_remove(key);
+ *         tm_on_commit(e, pool) {          // runs once, after the transaction commits
+ *             pool_release(pool, e);
+ *         }
+ *     }
+ *
+ * The names in parentheses are captured BY VALUE when the handler is registered (pointers,
+ * integers, structs; not arrays), so the handler is safe to run after the registering function
+ * has returned (a handler registered in a callee runs at the outermost commit). The body may use
+ * only the captured names and globals: a reference to any other local of the enclosing function
+ * would need a stack trampoline, which GCC reports with -Wtrampolines (tmkit.h turns that into an
+ * error inside handler bodies). With no captures write `tm_on_commit() { ... }`. In C this needs
+ * -Og or higher (at -O0 GCC always makes trampolines for nested functions; the header then stops
+ * with a clear error). C++ programs use tmkit::on_commit / tmkit::on_abort with a lambda.
+ *
+ *   tm_on_commit(captures...) { body }   body runs after the outermost transaction commits,
+ *                                        in registration order; never if it aborts.
+ *   tm_on_abort(captures...)  { body }   body runs each time the attempt that registered it is
+ *                                        rolled back (cancel or conflict restart), in reverse
+ *                                        registration order; never if it commits.
+ * Outside any transaction, tm_on_commit runs its body immediately and tm_on_abort never runs.
+ *
+ * Implementation: GCC nested functions. The body becomes a nested function whose parameters are
+ * the captured names (so they shadow the enclosing locals and no static chain is needed); a thunk
+ * unpacks a heap copy of the captured values and calls the body through a pointer stored with
+ * them (calling it by name would make GCC pass a static chain at -O0); the thunk is registered
+ * through the ABI's
+ * _ITM_addUserCommitAction/_ITM_addUserUndoAction. The captured values are read through the
+ * transaction (a transactional copy), so values written earlier in the same transaction are seen
+ * even under a redo-log algorithm. Only standard ABI calls are used: programs that use this
+ * header run unchanged on GCC's libitm too.
+ */
+#ifndef TMKIT_H
+#define TMKIT_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { TMKIT_ON_COMMIT = 1, TMKIT_ON_ABORT = 2 };
+
+/* The Intel TM ABI calls the handlers use (present in tmkit and in GCC's libitm alike). */
+int _ITM_inTransaction(void) __attribute__((transaction_pure));
+void _ITM_addUserCommitAction(void (*)(void *), unsigned int, void *) __attribute__((transaction_pure));
+void _ITM_addUserUndoAction(void (*)(void *), void *) __attribute__((transaction_pure));
+void *_ITM_memcpyRtWn(void *, const void *, size_t) __attribute__((transaction_pure));
+
+struct tmkit__closure {
+    void (*thunk)(void *);
+    unsigned char data[] __attribute__((aligned(16)));
+};
+
+static void tmkit__closure_run(void *p)
+{
+    struct tmkit__closure *c = (struct tmkit__closure *)p;
+    c->thunk(c->data);
+    free(c);
+}
+
+static void tmkit__closure_drop(void *p) { free(p); }
+
+/* Copies `size` bytes at `captures` (through the transaction, so values written earlier in it
+ * are seen under any algorithm) and registers thunk(copy) to run on commit or on abort. Exactly
+ * one of the two registered actions runs, and each frees the copy. */
+static inline __attribute__((transaction_pure, unused)) void
+tmkit_handler_register(int when, void (*thunk)(void *), const void *captures, size_t size)
+{
+    if (_ITM_inTransaction() == 0) {
+        if (when == TMKIT_ON_COMMIT)
+            thunk((void *)captures);
+        return;
+    }
+    struct tmkit__closure *c = (struct tmkit__closure *)malloc(sizeof *c + size);
+    if (!c)
+        abort(); /* cannot register: continuing would silently lose the handler */
+    c->thunk = thunk;
+    _ITM_memcpyRtWn(c->data, captures, size);
+    if (when == TMKIT_ON_COMMIT) {
+        _ITM_addUserCommitAction(tmkit__closure_run, 1u /* _ITM_noTransactionId */, c);
+        _ITM_addUserUndoAction(tmkit__closure_drop, c);
+    } else {
+        _ITM_addUserUndoAction(tmkit__closure_run, c);
+        _ITM_addUserCommitAction(tmkit__closure_drop, 1u, c);
+    }
+}
+
+/* ---- argument-list machinery (up to 8 captures) ---- */
+#define TMKIT__NARG(...) TMKIT__NARG_(__VA_OPT__(__VA_ARGS__, ) 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define TMKIT__NARG_(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+#define TMKIT__CAT(a, b) TMKIT__CAT_(a, b)
+#define TMKIT__CAT_(a, b) a##b
+#define TMKIT__MAP(m, ...) TMKIT__CAT(TMKIT__MAP_, TMKIT__NARG(__VA_ARGS__))(m, __VA_ARGS__)
+#define TMKIT__MAP_0(m, ...)
+#define TMKIT__MAP_1(m, a) m(a)
+#define TMKIT__MAP_2(m, a, ...) m(a) TMKIT__MAP_1(m, __VA_ARGS__)
+#define TMKIT__MAP_3(m, a, ...) m(a) TMKIT__MAP_2(m, __VA_ARGS__)
+#define TMKIT__MAP_4(m, a, ...) m(a) TMKIT__MAP_3(m, __VA_ARGS__)
+#define TMKIT__MAP_5(m, a, ...) m(a) TMKIT__MAP_4(m, __VA_ARGS__)
+#define TMKIT__MAP_6(m, a, ...) m(a) TMKIT__MAP_5(m, __VA_ARGS__)
+#define TMKIT__MAP_7(m, a, ...) m(a) TMKIT__MAP_6(m, __VA_ARGS__)
+#define TMKIT__MAP_8(m, a, ...) m(a) TMKIT__MAP_7(m, __VA_ARGS__)
+#define TMKIT__FIELD(v) __typeof__(v) v;
+#define TMKIT__INIT(v) .v = v,
+#define TMKIT__PARAM(v) , __typeof__(v) v
+#define TMKIT__ARG(v) , tmkit__c->v
+
+#ifndef __cplusplus
+#define TMKIT__HANDLER(when, n, ...)                                                         \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic error \"-Wtrampolines\"")        \
+    auto void TMKIT__CAT(tmkit__body_, n)(char tmkit__unused TMKIT__MAP(TMKIT__PARAM, __VA_ARGS__)); \
+    struct TMKIT__CAT(tmkit__cap_, n) {                                                      \
+        __typeof__(&TMKIT__CAT(tmkit__body_, n)) tmkit__fn;                                  \
+        TMKIT__MAP(TMKIT__FIELD, __VA_ARGS__)                                                \
+    } TMKIT__CAT(tmkit__vals_, n) = {.tmkit__fn = TMKIT__CAT(tmkit__body_, n),               \
+                                     TMKIT__MAP(TMKIT__INIT, __VA_ARGS__)};                  \
+    auto void TMKIT__CAT(tmkit__thunk_, n)(void *);                                          \
+    void TMKIT__CAT(tmkit__thunk_, n)(void *tmkit__p)                                        \
+    {                                                                                        \
+        struct TMKIT__CAT(tmkit__cap_, n) *tmkit__c = tmkit__p;                              \
+        tmkit__c->tmkit__fn(0 TMKIT__MAP(TMKIT__ARG, __VA_ARGS__));                          \
+    }                                                                                        \
+    tmkit_handler_register(when, TMKIT__CAT(tmkit__thunk_, n), &TMKIT__CAT(tmkit__vals_, n), \
+                           sizeof TMKIT__CAT(tmkit__vals_, n));                              \
+    _Pragma("GCC diagnostic pop")                                                            \
+    void TMKIT__CAT(tmkit__body_, n)(char tmkit__unused __attribute__((unused))              \
+                                     TMKIT__MAP(TMKIT__PARAM, __VA_ARGS__))
+
+#ifdef __OPTIMIZE__
+#define tm_on_commit(...) TMKIT__HANDLER(TMKIT_ON_COMMIT, __COUNTER__, __VA_ARGS__)
+#define tm_on_abort(...) TMKIT__HANDLER(TMKIT_ON_ABORT, __COUNTER__, __VA_ARGS__)
+#else
+/* At -O0 GCC gives every address-taken nested function a static chain, hence a trampoline on
+ * an executable stack. Refuse clearly instead. */
+#define tm_on_commit(...) _Static_assert(0, "tm_on_commit in C needs -Og or higher (GCC makes " \
+                                            "stack trampolines for nested functions at -O0)");   \
+    static void TMKIT__CAT(tmkit__never_, __COUNTER__)(void)
+#define tm_on_abort(...) tm_on_commit(__VA_ARGS__)
+#endif
+#endif /* !__cplusplus */
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+#include <type_traits>
+
+/* C++: the same handlers with lambdas, at any optimisation level:
+ *     tmkit::on_commit([=] { pool_release(pool, e); });
+ * The lambda is copied bytewise through the transaction, so its captures must be trivially
+ * copyable (capture pointers and values, not std::string). */
+namespace tmkit {
+namespace detail {
+template <class F> void invoke(void *p) { (*static_cast<F *>(p))(); }
+} // namespace detail
+
+template <class F> [[gnu::transaction_pure]] inline void on_commit(const F &f)
+{
+    static_assert(std::is_trivially_copyable<F>::value,
+                  "tmkit::on_commit: captures must be trivially copyable");
+    tmkit_handler_register(TMKIT_ON_COMMIT, &detail::invoke<F>, &f, sizeof f);
+}
+
+template <class F> [[gnu::transaction_pure]] inline void on_abort(const F &f)
+{
+    static_assert(std::is_trivially_copyable<F>::value,
+                  "tmkit::on_abort: captures must be trivially copyable");
+    tmkit_handler_register(TMKIT_ON_ABORT, &detail::invoke<F>, &f, sizeof f);
+}
+} // namespace tmkit
+#endif
+#endif

@@ -1,0 +1,15 @@
+#!/bin/sh
+# The exported ABI equals the system libitm's: same names, same version nodes, nothing internal.
+. "$(dirname "$0")/lib.sh"
+sys=$(gcc -print-file-name=libitm.so.1)
+ours=$BUILD/lib/libitm.so.1
+[ -e "$sys" ] || fail "system libitm not found"
+nm -D --defined-only --with-symbol-versions "$sys" | awk '{print $3}' | sort > /tmp/abi_sys.$$
+nm -D --defined-only --with-symbol-versions "$ours" | awk '{print $3}' | sort > /tmp/abi_ours.$$
+if ! diff /tmp/abi_sys.$$ /tmp/abi_ours.$$; then rm -f /tmp/abi_*.$$; fail "exported symbols differ (< system, > tmkit)"; fi
+n=$(wc -l < /tmp/abi_ours.$$); rm -f /tmp/abi_*.$$
+[ "$n" -gt 170 ] || fail "only $n exported symbols"
+soname=$(readelf -d "$ours" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[ "$soname" = "libitm.so.1" ] || fail "soname is '$soname'"
+readelf -lW "$ours" | grep GNU_STACK | grep -q RWE && fail "library asks for an executable stack"
+echo "abi: $n symbols identical to $sys"

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Bad configuration stops the program at start-up with a message listing the valid values;
+# good configuration runs silently.
+. "$(dirname "$0")/lib.sh"
+export LD_LIBRARY_PATH=$BUILD/lib
+for a in $ALGOS; do
+    expect_rc 0 env TMKIT_ALGO=$a "$PROG" 2000
+    [ -z "$ERR" ] || fail "TMKIT_ALGO=$a printed: $ERR"
+done
+expect_rc 2 env TMKIT_ALGO=nope "$PROG"
+echo "$ERR" | grep -q "TMKIT_ALGO='nope'" || fail "no mention of the bad value: $ERR"
+for a in $ALGOS; do echo "$ERR" | grep -q "$a" || fail "valid value $a not listed: $ERR"; done
+expect_rc 2 env "TMKIT_ALGO=norec junk" "$PROG"
+expect_rc 2 env TMKIT_ALGO= "$PROG"
+expect_rc 2 env TMKIT_MAX_RETRIES=12x "$PROG"
+echo "$ERR" | grep -q "1 to 1000000" || fail "range not given: $ERR"
+expect_rc 2 env TMKIT_MAX_RETRIES=0 "$PROG"
+expect_rc 2 env TMKIT_MAX_RETRIES=-3 "$PROG"
+expect_rc 0 env TMKIT_MAX_RETRIES=1 "$PROG" 2000
+expect_rc 2 env TMKIT_PRIVATIZATION=maybe "$PROG"
+echo "$ERR" | grep -q "quiesce, off" || fail "choices not listed: $ERR"
+expect_rc 0 env TMKIT_PRIVATIZATION=off "$PROG" 2000
+expect_rc 2 env TMKIT_ALOG=norec "$PROG"
+echo "$ERR" | grep -q "unknown configuration variable TMKIT_ALOG" || fail "typo not reported: $ERR"
+echo "$ERR" | grep -q "TMKIT_ALGO" || fail "known variables not listed: $ERR"
+echo "config: ok"

@@ -1,0 +1,70 @@
+"""Command-line entry point: sub-command dispatch."""
+import argparse
+import os
+import subprocess
+import sys
+
+from . import paths
+
+
+def cmd_algos(args, root):
+    for i, (name, summary) in enumerate(paths.algorithms(root)):
+        if args.names:
+            print(name)
+        else:
+            print(f"{name:<10} {summary}{'  (default)' if i == 0 else ''}")
+    return 0
+
+
+def cmd_run(args, root):
+    lib = paths.libdir(root)
+    if not os.path.exists(os.path.join(lib, "libitm.so.1")):
+        print(f"tmkit run: {lib}/libitm.so.1 is missing; run `make build` first", file=sys.stderr)
+        return 2
+    prog = args.command
+    if prog and prog[0] == "--":
+        prog = prog[1:]
+    if not prog:
+        print("tmkit run: missing program to run", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    if args.algo:
+        names = [n for n, _ in paths.algorithms(root)]
+        if args.algo not in names:
+            print(f"tmkit run: unknown algorithm '{args.algo}'; valid: {', '.join(names)}",
+                  file=sys.stderr)
+            return 2
+        env["TMKIT_ALGO"] = args.algo
+    old = env.get("LD_LIBRARY_PATH")
+    env["LD_LIBRARY_PATH"] = lib + (":" + old if old else "")
+    try:
+        os.execvpe(prog[0], prog, env)
+    except OSError as e:
+        print(f"tmkit run: cannot execute {prog[0]}: {e.strerror}", file=sys.stderr)
+        return 127
+
+
+def cmd_demo(args, root):
+    from . import demo
+    return demo.run(root)
+
+
+def main(argv, root):
+    p = argparse.ArgumentParser(prog="tmkit", description=__doc__)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+    sub.required = True
+
+    a = sub.add_parser("algos", help="list the runtime's algorithms, the default first")
+    a.add_argument("--names", action="store_true", help="names only, one per line")
+    a.set_defaults(fn=cmd_algos)
+
+    r = sub.add_parser("run", help="run a program built with -fgnu-tm on tmkit")
+    r.add_argument("--algo", help="algorithm (see `tmkit algos`)")
+    r.add_argument("command", nargs=argparse.REMAINDER, help="PROG [ARGS...]")
+    r.set_defaults(fn=cmd_run)
+
+    d = sub.add_parser("demo", help="the default evaluation (see README)")
+    d.set_defaults(fn=cmd_demo)
+
+    args = p.parse_args(argv)
+    return args.fn(args, root)
