@@ -25,6 +25,10 @@
  *                                        registration order; never if it commits.
  * Outside any transaction, tm_on_commit runs its body immediately and tm_on_abort never runs.
  *
+ * Compiler caveat: GCC treats a cancelled transaction as having changed no memory, so code right
+ * after a __transaction_cancel may reuse values it loaded before the transaction. Read memory an
+ * abort handler wrote only after tmkit_compiler_barrier() (or a call GCC cannot see into).
+ *
  * Implementation: GCC nested functions. The body becomes a nested function whose parameters are
  * the captured names (so they shadow the enclosing locals and no static chain is needed); a thunk
  * unpacks a heap copy of the captured values and calls the body through a pointer stored with
@@ -91,6 +95,9 @@ tmkit_handler_register(int when, void (*thunk)(void *), const void *captures, si
         _ITM_addUserCommitAction(tmkit__closure_drop, 1u, c);
     }
 }
+
+/* Forces the compiler to reload memory (see the caveat above). */
+#define tmkit_compiler_barrier() __asm__ __volatile__("" ::: "memory")
 
 /* ---- argument-list machinery (up to 8 captures) ---- */
 #define TMKIT__NARG(...) TMKIT__NARG_(__VA_OPT__(__VA_ARGS__, ) 8, 7, 6, 5, 4, 3, 2, 1, 0)

@@ -8,6 +8,7 @@ command -v ninja  >/dev/null 2>&1 || need="$need ninja-build"
 command -v gcc    >/dev/null 2>&1 || need="$need gcc"
 command -v g++    >/dev/null 2>&1 || need="$need g++"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
+command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 [ -e "$(gcc -print-file-name=libitm.so.1 2>/dev/null)" ] || need="$need libitm1"
 [ -e "$(gcc -print-file-name=libitm.so 2>/dev/null)" ] || need="$need libgcc-12-dev"
 if [ -n "$need" ]; then
