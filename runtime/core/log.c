@@ -6,7 +6,6 @@
 #include "tx.h"
 
 #define TM_UNDO_FOOTER (2 * sizeof(uintptr_t))
-#define TM_LOG_KEEP 4096 /* entries/bytes kept when a descriptor is recycled */
 
 /* ---- undo log ---------------------------------------------------------------------------- */
 
@@ -249,17 +248,17 @@ void tm_wset_reset(tm_wset *w)
     w->nest_mark = 0;
 }
 
-void tm_logs_shrink(tm_undo *u, tm_rset *r, tm_wset *w)
+void tm_logs_free(tm_undo *u, tm_rset *r, tm_wset *w)
 {
-    if (u->cap > TM_LOG_KEEP * 8) {
+    if (u) {
         free(u->buf);
         *u = (tm_undo){0};
     }
-    if (r->cap > TM_LOG_KEEP) {
+    if (r) {
         free(r->e);
         *r = (tm_rset){0};
     }
-    if (w->cap > TM_LOG_KEEP) {
+    if (w) {
         free(w->e);
         free(w->index);
         free(w->undo);

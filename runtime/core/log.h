@@ -91,7 +91,7 @@ static inline bool tm_wset_maybe(const tm_wset *w, const void *addr, size_t len)
     return false;
 }
 
-/* Releases memory beyond the default capacity (descriptor reuse after thread exit). */
-void tm_logs_shrink(tm_undo *u, tm_rset *r, tm_wset *w);
+/* Releases all memory of the given logs (any may be NULL). */
+void tm_logs_free(tm_undo *u, tm_rset *r, tm_wset *w);
 
 #endif

@@ -52,10 +52,15 @@ static void tm_tx_release(void *arg)
             tm_reader_exit(tx);
         tx->nesting = 0;
     }
-    tm_logs_shrink(&tx->undo, &tx->rset, &tx->wset);
-    tm_undo_reset(&tx->undo);
-    tm_undo_reset(&tx->locals);
-    tx->n_actions = tx->n_cps = 0;
+    /* Pooled descriptors keep no logs: a pool sized by the peak number of threads then costs
+     * about 1 KiB per entry, and the next owner grows its logs for its own transactions. */
+    tm_logs_free(&tx->undo, &tx->rset, &tx->wset);
+    tm_logs_free(&tx->locals, NULL, NULL);
+    free(tx->actions);
+    free(tx->cps);
+    tx->actions = NULL;
+    tx->cps = NULL;
+    tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;
     tx->flags = 0;
     tm_cur = NULL;
     /* release: our last writes to the descriptor happen-before its next owner's first. */
