@@ -4,6 +4,7 @@
  * 100000 times in a loop neither leaks memory nor disturbs the data.
  * Stores here are plain assignments; read-modify-write updates in cancelled transactions are
  * covered by c_cancel_rmw.c. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 #include <malloc.h>

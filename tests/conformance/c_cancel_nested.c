@@ -3,6 +3,7 @@
  * block and commits its own writes. __transaction_cancel [[outer]] undoes the whole outermost
  * transaction, whether it is written lexically inside an inner block or in a
  * transaction_may_cancel_outer function. Code after a cancel never runs. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 #define NOINLINE __attribute__((noinline))

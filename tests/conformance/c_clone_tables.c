@@ -8,6 +8,7 @@
  * its own, and after _ITM_deregisterTMCloneTable the function has no clone again, so
  * _ITM_getTMCloneOrIrrevocable returns it unchanged and makes the transaction irrevocable.
  * The functions have external linkage so that their clones keep the plain mangled names. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 #define NOINLINE __attribute__((noinline))

@@ -3,6 +3,7 @@
  * transaction reading 1000000 words sees a consistent snapshot while other threads keep moving
  * amounts between random words (the total never changes), and a transaction that writes 200000
  * words, half of them twice, commits correctly. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 #include <sched.h>

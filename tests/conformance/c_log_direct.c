@@ -2,6 +2,7 @@
  * LM128, LM256 and LB. After logging a location, a transaction may overwrite it with plain
  * (uninstrumented) stores; a cancel must put back the logged value, a commit must keep the new
  * one. Logging the same location twice restores the value of the first log. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 static int spoiled; /* real transactional access for each transaction; a cancel undoes it */

@@ -3,6 +3,7 @@
  * committed transaction stays valid. calloc returns zeroed memory, also when the heap hands back
  * dirty memory. mallinfo2() measures the main arena, so this runs on one thread. Nested
  * transactions: c_malloc_nested.c. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 #include <malloc.h>

@@ -5,6 +5,7 @@
  * barriers) as the copy; after commit memory matches a model; after a cancel everything is
  * restored, except a Wn destination, which is written directly and keeps the copy. The return
  * value is checked in c_mem_retval.c. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 typedef void *(*xfer_fn)(void *, const void *, size_t) TH_PURE;

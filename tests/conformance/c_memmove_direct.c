@@ -8,6 +8,7 @@
  * are transactional: an overlap of an Rn source or Wn destination with transactional memory is
  * not meaningful (GCC uses those only for thread-private locals) and the system libitm rejects it
  * ("_ITM_memmove overlapping and t/nt is not allowed"). Return values: c_mem_retval.c. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 typedef void *(*xfer_fn)(void *, const void *, size_t) TH_PURE;

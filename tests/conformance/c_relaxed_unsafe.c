@@ -5,6 +5,7 @@
  * _ITM_inTransaction() reports 2 (irrevocable) after the operation. Several threads mix such
  * transactions with atomic ones on shared counters: no update may be lost and no transaction
  * may see a half-done update of another one. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 static FILE *devnull;

@@ -6,6 +6,7 @@
  * frames on the cancel path). The program must not crash, the caller's state must be intact and
  * the shared data must be rolled back. Also cancels from inside the deep frame ([[outer]]), at
  * several depths, on several threads at once. */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 #define TM_SAFE __attribute__((transaction_safe))

@@ -4,6 +4,7 @@
  * cancelled. Undo actions run when the transaction is cancelled, in reverse registration order,
  * and never on commit. Also 1000 actions in one transaction, and actions on several threads
  * (where conflicts may restart transactions; see action_worker). */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 #define MAXEV 4096

@@ -14,6 +14,7 @@
  * body has only pure calls and nested transactions, which would move the outer actions out of
  * any transaction. Outer and inner transactions write different variables (a write in the outer
  * transaction followed by one in a cancelled inner transaction is c_cancel_nested_waw.c). */
+// TMTEST: valgrind=yes
 #include "harness.h"
 
 #define MAXEV 256
