@@ -1,35 +1,104 @@
 /* The barrier templates shared by barriers.c and barriers_avx.c. Each expands to one exported
- * function whose full ABI name is written at the expansion site. */
+ * function whose full ABI name is written at the expansion site.
+ *
+ * Types of at most 8 bytes take an inline fast path when the address is naturally aligned and
+ * the transaction is in one of the common modes (algo/fast.h); everything else goes through the
+ * execution mode's dispatch table, which handles any size and alignment. */
 #ifndef TMKIT_BARRIER_DEFS_H
 #define TMKIT_BARRIER_DEFS_H
 
+#include <string.h>
+
+#include "../algo/fast.h"
 #include "../core/tx.h"
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 
-static inline __attribute__((always_inline)) tm_tx *tm_barrier_tx(const tm_dispatch **d)
-{
-    tm_tx *tx = tm_cur;
-    *d = TM_LIKELY(tx != NULL) ? tx->disp : &tm_disp_direct;
-    return tx;
-}
+#define TM_ALIGNED(addr, size) ((((uintptr_t)(addr)) & ((size) - 1)) == 0)
 
+/* Read of a type of 1, 2, 4 or 8 bytes. */
+#define TM_READ_SMALL(NAME, T)                                                             \
+    TM_EXPORT T NAME(const T *addr)                                                        \
+    {                                                                                      \
+        tm_tx *tx = tm_cur;                                                                \
+        T v;                                                                               \
+        uint64_t raw;                                                                      \
+        if (TM_LIKELY(tx != NULL) && TM_ALIGNED(addr, sizeof(T))) {                        \
+            switch (tx->mode) {                                                            \
+            case TM_MODE_DIRECT:                                                           \
+            case TM_MODE_SERIAL_UNDO:                                                      \
+                raw = tm_load_n(addr, sizeof(T));                                          \
+                memcpy(&v, &raw, sizeof(T));                                               \
+                return v;                                                                  \
+            case TM_MODE_NOREC:                                                            \
+                if (tm_norec_read_fast(tx, addr, sizeof(T), &raw)) {                       \
+                    memcpy(&v, &raw, sizeof(T));                                           \
+                    return v;                                                              \
+                }                                                                          \
+                break;                                                                     \
+            case TM_MODE_GLWT:                                                             \
+                if (tm_gl_read_fast(tx, addr, sizeof(T), &raw)) {                          \
+                    memcpy(&v, &raw, sizeof(T));                                           \
+                    return v;                                                              \
+                }                                                                          \
+                break;                                                                     \
+            }                                                                              \
+        }                                                                                  \
+        (tx ? tx->disp : &tm_disp_direct)->read(tx, &v, addr, sizeof(T));                  \
+        return v;                                                                          \
+    }
+
+/* Write of a type of 1, 2, 4 or 8 bytes. */
+#define TM_WRITE_SMALL(NAME, T)                                                            \
+    TM_EXPORT void NAME(T *addr, T value)                                                  \
+    {                                                                                      \
+        tm_tx *tx = tm_cur;                                                                \
+        if (TM_LIKELY(tx != NULL) && TM_ALIGNED(addr, sizeof(T))) {                        \
+            uint64_t raw = 0;                                                              \
+            memcpy(&raw, &value, sizeof(T));                                               \
+            switch (tx->mode) {                                                            \
+            case TM_MODE_DIRECT:                                                           \
+                tm_store_n(addr, raw, sizeof(T));                                          \
+                return;                                                                    \
+            case TM_MODE_SERIAL_UNDO:                                                      \
+                if (tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {                       \
+                    tm_store_n(addr, raw, sizeof(T));                                      \
+                    return;                                                                \
+                }                                                                          \
+                break;                                                                     \
+            case TM_MODE_GLWT:                                                             \
+                if (tx->owned && tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {          \
+                    tm_store_n(addr, raw, sizeof(T));                                      \
+                    return;                                                                \
+                }                                                                          \
+                break;                                                                     \
+            case TM_MODE_NOREC: {                                                          \
+                uintptr_t off_ = (uintptr_t)addr & 7;                                      \
+                uint64_t mask_ = sizeof(T) == 8 ? ~0ull                                    \
+                                 : (((1ull << (sizeof(T) * 8)) - 1) << (off_ * 8));        \
+                tm_wset_put(&tx->wset, (uintptr_t)addr - off_, raw << (off_ * 8), mask_);  \
+                return;                                                                    \
+            }                                                                              \
+            }                                                                              \
+        }                                                                                  \
+        (tx ? tx->disp : &tm_disp_direct)->write(tx, addr, &value, sizeof(T));             \
+    }
+
+/* Any other size (long double, complex double, vectors of 16 or 32 bytes). */
 #define TM_READ(NAME, T)                                                                   \
     TM_EXPORT T NAME(const T *addr)                                                        \
     {                                                                                      \
-        const tm_dispatch *d;                                                              \
-        tm_tx *tx = tm_barrier_tx(&d);                                                     \
+        tm_tx *tx = tm_cur;                                                                \
         T v;                                                                               \
-        d->read(tx, &v, addr, sizeof(T));                                                  \
+        (tx ? tx->disp : &tm_disp_direct)->read(tx, &v, addr, sizeof(T));                  \
         return v;                                                                          \
     }
 
 #define TM_WRITE(NAME, T)                                                                  \
     TM_EXPORT void NAME(T *addr, T value)                                                  \
     {                                                                                      \
-        const tm_dispatch *d;                                                              \
-        tm_tx *tx = tm_barrier_tx(&d);                                                     \
-        d->write(tx, addr, &value, sizeof(T));                                             \
+        tm_tx *tx = tm_cur;                                                                \
+        (tx ? tx->disp : &tm_disp_direct)->write(tx, addr, &value, sizeof(T));             \
     }
 
 #define TM_LOG(NAME, T)                                                                    \

@@ -27,19 +27,11 @@ struct tm_cxa_eh_globals {
 };
 #define TM_UNWIND_HEADER_SIZE 32
 
-static __thread bool tm_eh_saved __attribute__((tls_model("initial-exec")));
-
-void tm_eh_begin(tm_tx *tx)
-{
-    (void)tx;
-    tm_eh_saved = false;
-}
-
 static void tm_eh_save_uncaught(tm_tx *tx)
 {
-    if (!tm_eh_saved && __cxa_get_globals) {
+    if (!tx->eh_saved && __cxa_get_globals) {
         tx->uncaught_at_start = ((struct tm_cxa_eh_globals *)__cxa_get_globals())->uncaught;
-        tm_eh_saved = true;
+        tx->eh_saved = true;
     }
 }
 
@@ -69,9 +61,9 @@ void tm_eh_rollback(tm_tx *tx, uint32_t catch_target, bool outer)
             _Unwind_DeleteException(tx->eh_in_flight);
         tx->eh_in_flight = NULL;
     }
-    if (tm_eh_saved && __cxa_get_globals)
+    if (tx->eh_saved && __cxa_get_globals)
         ((struct tm_cxa_eh_globals *)__cxa_get_globals())->uncaught = tx->uncaught_at_start;
-    tm_eh_saved = false;
+    tx->eh_saved = false;
 }
 
 TM_EXPORT void *_ITM_cxa_allocate_exception(size_t size)

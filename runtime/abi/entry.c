@@ -5,7 +5,17 @@
 
 TM_EXPORT void _ITM_commitTransaction(void)
 {
-    tm_commit(tm_cur, (uintptr_t)__builtin_frame_address(0));
+    tm_tx *tx = tm_cur;
+    /* Fast path: a biased, irrevocable transaction with nothing logged and no actions. */
+    if (TM_LIKELY(tx && tx->nesting == 1 && tx->flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
+                  (tx->n_actions | tx->locals.len) == 0 && tx->mode == TM_MODE_DIRECT)) {
+        tx->nesting = 0;
+        tx->n_cps = 0;
+        tm_bias_exit(tx);
+        tx->flags = 0;
+        return;
+    }
+    tm_commit(tx, 0);
 }
 
 TM_HIDDEN void tm_eh_commit_failed(tm_tx *tx, void *exc);

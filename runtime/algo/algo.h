@@ -12,11 +12,13 @@ struct tm_algo {
     const char *summary;
     const tm_dispatch *disp; /* speculative dispatch (NULL for serial algorithms) */
     bool serial;             /* every transaction runs under the serial lock */
+    bool biased;             /* may use the single-thread bias (core/bias.c) */
 };
 
 extern const tm_algo tm_algo_norec TM_HIDDEN;
 extern const tm_algo tm_algo_gl_wt TM_HIDDEN;
 extern const tm_algo tm_algo_serialirr TM_HIDDEN;
+extern const tm_algo tm_algo_adaptive TM_HIDDEN;
 
 /* NULL-terminated; the first entry is the default. */
 extern const tm_algo *const tm_algos[] TM_HIDDEN;

@@ -14,18 +14,23 @@
 #include <string.h>
 
 #include "algo.h"
+#include "fast.h"
 
-static _Atomic uint64_t gl_clock;
+_Atomic uint64_t tm_gl_clock;
+#define gl_clock tm_gl_clock
 
 static void gl_begin(tm_tx *tx)
 {
     /* acquire: pairs with the release store at a writer's commit, so data it wrote is visible.
      * A locked (odd) value is kept: the first access then restarts instead of spinning here,
      * which could deadlock against the lock holder draining the serial lock. */
-    tx->snapshot = atomic_load_explicit(&gl_clock, memory_order_acquire);
+    uint64_t v = atomic_load_explicit(&gl_clock, memory_order_acquire);
+    /* A locked clock becomes a snapshot no clock value equals (all ones), so every access of this
+     * attempt fails its check and restarts. */
+    tx->snapshot = (v & 1) ? ~(uint64_t)0 : v;
     tx->owned = 0;
     /* release: quiescing writers read this with acquire. */
-    atomic_store_explicit(&tx->shared_ts, tx->snapshot, memory_order_release);
+    atomic_store_explicit(&tx->shared_ts, v & ~(uint64_t)1, memory_order_release);
 }
 
 static void gl_read(tm_tx *tx, void *dst, const void *src, size_t len)
@@ -96,6 +101,7 @@ static bool gl_upgrade(tm_tx *tx, tm_skip skip)
 
 static const tm_dispatch gl_disp = {
     .name = "gl_wt",
+    .mode = TM_MODE_GLWT,
     .read = gl_read,
     .write = gl_write,
     .begin = gl_begin,

@@ -14,8 +14,10 @@
 #include <string.h>
 
 #include "algo.h"
+#include "fast.h"
 
-static _Atomic uint64_t norec_seq;
+_Atomic uint64_t tm_norec_seq;
+#define norec_seq tm_norec_seq
 
 static uint64_t norec_wait_even(void)
 {
@@ -118,8 +120,9 @@ static bool norec_upgrade(tm_tx *tx, tm_skip skip)
     return true;
 }
 
-static const tm_dispatch norec_disp = {
+const tm_dispatch tm_disp_norec = {
     .name = "norec",
+    .mode = TM_MODE_NOREC,
     .read = norec_read,
     .write = norec_write,
     .begin = norec_begin,
@@ -131,5 +134,5 @@ static const tm_dispatch norec_disp = {
 const tm_algo tm_algo_norec = {
     .name = "norec",
     .summary = "global sequence lock, redo log, value-based validation",
-    .disp = &norec_disp,
+    .disp = &tm_disp_norec,
 };

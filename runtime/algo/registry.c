@@ -2,6 +2,7 @@
 #include "algo.h"
 
 const tm_algo *const tm_algos[] = {
+    &tm_algo_adaptive,
     &tm_algo_norec,
     &tm_algo_gl_wt,
     &tm_algo_serialirr,

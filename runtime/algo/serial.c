@@ -32,12 +32,14 @@ static void undo_write(tm_tx *tx, void *dst, const void *src, size_t len)
 
 const tm_dispatch tm_disp_direct = {
     .name = "serial-irrevocable",
+    .mode = TM_MODE_DIRECT,
     .read = direct_read,
     .write = direct_write,
 };
 
 const tm_dispatch tm_disp_serial_undo = {
     .name = "serial",
+    .mode = TM_MODE_SERIAL_UNDO,
     .read = direct_read,
     .write = undo_write,
 };
@@ -47,4 +49,5 @@ const tm_algo tm_algo_serialirr = {
     .summary = "every transaction alone under one lock, uninstrumented when it cannot cancel",
     .disp = NULL,
     .serial = true,
+    .biased = true,
 };

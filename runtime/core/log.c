@@ -82,9 +82,7 @@ bool tm_rset_valid(const tm_rset *r)
 
 /* ---- redo log ---------------------------------------------------------------------------- */
 
-static inline size_t tm_wset_hash(uintptr_t word) { return (size_t)((word >> 3) * 0x9E3779B97F4A7C15ull >> 32); }
-
-static void tm_wset_reindex(tm_wset *w, size_t want)
+void tm_wset_reindex(tm_wset *w, size_t want)
 {
     size_t size = 64;
     while (size < want * 2)
@@ -105,29 +103,15 @@ static void tm_wset_reindex(tm_wset *w, size_t want)
     }
 }
 
-static tm_wentry *tm_wset_find(const tm_wset *w, uintptr_t word)
+tm_wentry *tm_wset_append(tm_wset *w, uintptr_t word)
 {
-    if (!(w->filter & (1ull << ((word >> 3) & 63))))
-        return NULL;
-    size_t h = tm_wset_hash(word) & w->index_mask;
-    for (uint32_t i; (i = w->index[h]) != 0; h = (h + 1) & w->index_mask)
-        if (w->e[i - 1].word == word)
-            return &w->e[i - 1];
-    return NULL;
-}
-
-static tm_wentry *tm_wset_get(tm_wset *w, uintptr_t word)
-{
-    tm_wentry *e = w->n ? tm_wset_find(w, word) : NULL;
-    if (e)
-        return e;
     if (TM_UNLIKELY(w->n == w->cap)) {
         w->cap = w->cap ? w->cap * 2 : 256;
         w->e = tm_xrealloc(w->e, w->cap * sizeof *w->e, "write set");
     }
     if (TM_UNLIKELY(!w->index || (w->n + 1) * 2 > w->index_mask + 1))
         tm_wset_reindex(w, w->n + 1);
-    e = &w->e[w->n++];
+    tm_wentry *e = &w->e[w->n++];
     e->word = word;
     e->val = 0;
     e->mask = 0;
@@ -139,6 +123,15 @@ static tm_wentry *tm_wset_get(tm_wset *w, uintptr_t word)
     return e;
 }
 
+void tm_wset_note_nested(tm_wset *w, tm_wentry *e)
+{
+    if (w->undo_n == w->undo_cap) {
+        w->undo_cap = w->undo_cap ? w->undo_cap * 2 : 64;
+        w->undo = tm_xrealloc(w->undo, w->undo_cap * sizeof *w->undo, "nested write undo");
+    }
+    w->undo[w->undo_n++] = (tm_wundo){(size_t)(e - w->e), e->val, e->mask};
+}
+
 void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len)
 {
     uintptr_t a = (uintptr_t)addr;
@@ -148,17 +141,7 @@ void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len)
         size_t off = a - word, n = 8 - off < len ? 8 - off : len;
         uint64_t val = 0, mask = (n == 8) ? ~0ull : (((1ull << (n * 8)) - 1) << (off * 8));
         memcpy((unsigned char *)&val + off, s, n);
-        tm_wentry *e = tm_wset_get(w, word);
-        size_t idx = (size_t)(e - w->e);
-        if (idx < w->nest_mark) {
-            if (w->undo_n == w->undo_cap) {
-                w->undo_cap = w->undo_cap ? w->undo_cap * 2 : 64;
-                w->undo = tm_xrealloc(w->undo, w->undo_cap * sizeof *w->undo, "nested write undo");
-            }
-            w->undo[w->undo_n++] = (tm_wundo){idx, e->val, e->mask};
-        }
-        e->val = (e->val & ~mask) | (val & mask);
-        e->mask |= mask;
+        tm_wset_put(w, word, val, mask);
         a += n;
         s += n;
         len -= n;

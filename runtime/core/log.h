@@ -74,6 +74,37 @@ void tm_rset_push(tm_rset *r, const void *addr, const void *val, size_t len);
 bool tm_rset_valid(const tm_rset *r);
 
 void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len);
+void tm_wset_reindex(tm_wset *w, size_t want);
+tm_wentry *tm_wset_append(tm_wset *w, uintptr_t word);
+void tm_wset_note_nested(tm_wset *w, tm_wentry *e);
+
+static inline size_t tm_wset_hash(uintptr_t word)
+{
+    return (size_t)((word >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+}
+
+static inline tm_wentry *tm_wset_find(const tm_wset *w, uintptr_t word)
+{
+    if (!(w->filter & (1ull << ((word >> 3) & 63))))
+        return NULL;
+    size_t h = tm_wset_hash(word) & w->index_mask;
+    for (uint32_t i; (i = w->index[h]) != 0; h = (h + 1) & w->index_mask)
+        if (w->e[i - 1].word == word)
+            return &w->e[i - 1];
+    return NULL;
+}
+
+/* Merges the bytes of `val` under `mask` into the entry for the aligned `word`. */
+static inline void tm_wset_put(tm_wset *w, uintptr_t word, uint64_t val, uint64_t mask)
+{
+    tm_wentry *e = w->n ? tm_wset_find(w, word) : NULL;
+    if (!e)
+        e = tm_wset_append(w, word);
+    else if (__builtin_expect((size_t)(e - w->e) < w->nest_mark, 0))
+        tm_wset_note_nested(w, e);
+    e->val = (e->val & ~mask) | (val & mask);
+    e->mask |= mask;
+}
 /* Overlays buffered bytes of [addr, addr+len) onto dst; returns true if every byte was buffered. */
 bool tm_wset_overlay(const tm_wset *w, void *dst, const void *addr, size_t len);
 void tm_wset_writeback(const tm_wset *w, tm_skip skip);

@@ -50,6 +50,8 @@ static void tm_tx_release(void *arg)
             tm_serial_release(tx);
         else if (tx->flags & TM_F_READER)
             tm_reader_exit(tx);
+        else if (tx->flags & TM_F_BIASED)
+            tm_bias_exit(tx);
         tx->nesting = 0;
     }
     /* Pooled descriptors keep no logs: a pool sized by the peak number of threads then costs
@@ -63,6 +65,7 @@ static void tm_tx_release(void *arg)
     tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;
     tx->flags = 0;
     tm_cur = NULL;
+    tm_bias_thread_left();
     /* release: our last writes to the descriptor happen-before its next owner's first. */
     atomic_store_explicit(&tx->in_use, 0, memory_order_release);
 }
@@ -123,7 +126,7 @@ tm_tx *tm_tx_create(void)
         atomic_init(&tx->in_use, 1);
         tm_registry_push(tx);
     }
-    tx->disp = &tm_disp_direct;
+    tm_set_disp(tx, &tm_disp_direct);
     tx->nesting = 0;
     tx->flags = 0;
     tx->rng = (uint64_t)(uintptr_t)tx * 0x9E3779B97F4A7C15ull | 1;
@@ -131,6 +134,7 @@ tm_tx *tm_tx_create(void)
     tm_stack_bounds(tx);
     tm_cur = tx;
     pthread_setspecific(tm_tx_key, tx);
+    tm_bias_thread_joined(tx);
     return tx;
 }
 
@@ -147,6 +151,7 @@ static void tm_fork_child(void)
         atomic_store_explicit(&t->in_use, 0, memory_order_relaxed);
     }
     tm_serial_fork_child(tm_cur);
+    tm_bias_fork_child(tm_cur);
 }
 
 __attribute__((constructor)) static void tm_thread_init(void)

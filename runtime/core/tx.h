@@ -42,8 +42,18 @@ typedef enum tm_abort_reason {
     TM_ABORT_REASONS
 } tm_abort_reason;
 
+/* Execution modes with inline barrier fast paths (abi/barrier_defs.h); others use the table. */
+enum tm_mode {
+    TM_MODE_DIRECT,      /* serial-irrevocable: plain accesses */
+    TM_MODE_SERIAL_UNDO, /* exclusive, undo-logged writes */
+    TM_MODE_NOREC,
+    TM_MODE_GLWT,
+    TM_MODE_OTHER,       /* table only */
+};
+
 typedef struct tm_dispatch {
     const char *name;
+    uint8_t mode; /* enum tm_mode */
     void (*read)(tm_tx *tx, void *dst, const void *src, size_t len);
     void (*write)(tm_tx *tx, void *dst, const void *src, size_t len);
     /* Speculative algorithms only (NULL for the serial modes). */
@@ -88,13 +98,15 @@ enum tm_tx_flags {
     TM_F_SERIAL = 1u << 0,      /* holds the serial lock exclusively */
     TM_F_IRREVOCABLE = 1u << 1, /* can no longer roll back */
     TM_F_READER = 1u << 2,      /* registered as a speculative transaction (shared_ts set) */
-    TM_F_FORCE_SERIAL = 1u << 3 /* the next attempt must run serially */
+    TM_F_FORCE_SERIAL = 1u << 3, /* the next attempt must run serially */
+    TM_F_BIASED = 1u << 4        /* runs under the single-thread bias (bias.c) */
 };
 
 #define TM_TS_INACTIVE UINT64_MAX
 
 struct tm_tx {
     const tm_dispatch *disp;
+    uint8_t mode;     /* == disp->mode, cached for the barriers */
     uint32_t nesting; /* 0 = not in a transaction; flat nesting depth otherwise */
     uint32_t flags;
     uint64_t snapshot; /* algorithm's start time / sequence number */
@@ -112,7 +124,9 @@ struct tm_tx {
     _ITM_transactionId_t id_next, id_end;
     uint32_t retries; /* failed attempts of the current transaction */
     uint64_t rng;
+    size_t irrevocable_cps; /* checkpoints that existed when it went irrevocable (uncancellable) */
     /* C++ exception state (eh.c). */
+    bool eh_saved; /* uncaught_at_start holds the count at the transaction's start */
     void *eh_in_flight;
     uint32_t catch_count;
     unsigned int uncaught_at_start;
@@ -125,6 +139,12 @@ struct tm_tx {
     tm_tx *_Atomic next; /* registry list, push-only */
     char pad_[64 - sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
 };
+
+static inline void tm_set_disp(tm_tx *tx, const tm_dispatch *d)
+{
+    tx->disp = d;
+    tx->mode = d->mode;
+}
 
 /* thread.c */
 extern __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec"))) TM_HIDDEN;
@@ -151,6 +171,41 @@ TM_HIDDEN void tm_serial_fork_prepare(void);
 TM_HIDDEN void tm_serial_fork_parent(void);
 TM_HIDDEN void tm_serial_fork_child(tm_tx *self);
 
+/* bias.c: the single-thread bias of the serial lock (see the design comment there). */
+extern _Atomic uint32_t tm_bias_multi TM_HIDDEN;
+extern bool tm_bias_asymmetric TM_HIDDEN;
+
+static inline bool tm_bias_try_enter(tm_tx *tx)
+{
+    if (atomic_load_explicit(&tm_bias_multi, memory_order_relaxed))
+        return false;
+    if (TM_LIKELY(tm_bias_asymmetric)) {
+        atomic_store_explicit(&tx->shared_ts, 0, memory_order_relaxed);
+        /* compiler barrier only: a revoking thread's membarrier orders this store before our
+         * load below on the hardware side (asymmetric Dekker, bias.c). */
+        atomic_signal_fence(memory_order_seq_cst);
+    } else {
+        /* seq_cst store + seq_cst load: symmetric Dekker with tm_bias_revoke. */
+        atomic_store_explicit(&tx->shared_ts, 0, memory_order_seq_cst);
+    }
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_multi, memory_order_seq_cst))) {
+        atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+        return false;
+    }
+    tx->flags |= TM_F_BIASED;
+    return true;
+}
+
+static inline void tm_bias_exit(tm_tx *tx)
+{
+    tx->flags &= ~TM_F_BIASED;
+    /* release: the transaction's effects happen-before a revoking thread that sees INACTIVE. */
+    atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+}
+TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);
+TM_HIDDEN void tm_bias_thread_left(void);
+TM_HIDDEN void tm_bias_fork_child(tm_tx *self);
+
 /* txn.c */
 TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);
 TM_HIDDEN void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame);
@@ -169,7 +224,7 @@ TM_HIDDEN void *tm_xrealloc(void *p, size_t n, const char *what);
 TM_HIDDEN void tm_cpu_relax(unsigned iteration);
 
 /* eh.c */
-TM_HIDDEN void tm_eh_begin(tm_tx *tx);
+static inline void tm_eh_begin(tm_tx *tx) { tx->eh_saved = false; }
 TM_HIDDEN void tm_eh_rollback(tm_tx *tx, uint32_t catch_count_target, bool outer);
 
 #endif

@@ -26,9 +26,6 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 extern const tm_dispatch tm_disp_serial_undo TM_HIDDEN;
 TM_HIDDEN void tm_tx_assign_ids(tm_tx *tx);
 
-/* Number of checkpoints that existed when the transaction went irrevocable: those can no
- * longer be cancelled. Stored per thread. */
-static __thread size_t tm_irrevocable_cps __attribute__((tls_model("initial-exec")));
 
 static tm_checkpoint *tm_cp_push(tm_tx *tx)
 {
@@ -68,20 +65,31 @@ static uint32_t tm_attempt_start(tm_tx *tx)
     bool serial = (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode) ||
                   (tx->flags & TM_F_FORCE_SERIAL) || tm_config.algo->serial;
     tx->flags &= ~TM_F_FORCE_SERIAL;
+    if (tm_config.algo->biased && !(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx)) {
+        /* The only transacting thread: exclusive without taking the lock. */
+        if ((prop & pr_uninstrumentedCode) && (!can_cancel || !(prop & pr_instrumentedCode))) {
+            tm_set_disp(tx, &tm_disp_direct);
+            tx->flags |= TM_F_IRREVOCABLE;
+            tx->irrevocable_cps = 1;
+            return a_runUninstrumentedCode;
+        }
+        tm_set_disp(tx, &tm_disp_serial_undo);
+        return a_runInstrumentedCode;
+    }
     if (serial) {
         if (!(tx->flags & TM_F_SERIAL))
             tm_serial_acquire(tx);
         if ((prop & pr_uninstrumentedCode) && (!can_cancel || !(prop & pr_instrumentedCode))) {
-            tx->disp = &tm_disp_direct;
+            tm_set_disp(tx, &tm_disp_direct);
             tx->flags |= TM_F_IRREVOCABLE;
-            tm_irrevocable_cps = 1;
+            tx->irrevocable_cps = 1;
             return a_runUninstrumentedCode;
         }
-        tx->disp = &tm_disp_serial_undo;
+        tm_set_disp(tx, &tm_disp_serial_undo);
         return a_runInstrumentedCode;
     }
     tm_reader_enter(tx);
-    tx->disp = tm_config.algo->disp;
+    tm_set_disp(tx, tm_config.algo->disp);
     tx->disp->begin(tx);
     return a_runInstrumentedCode;
 }
@@ -99,22 +107,38 @@ static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
 TM_HIDDEN uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb);
 uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb)
 {
-    tm_tx *tx = tm_self();
-    if (tx->nesting == 0) {
-        tx->n_cps = 0;
-        tm_checkpoint *cp = tm_cp_push(tx);
-        memset(cp, 0, sizeof *cp);
+    tm_tx *tx = tm_cur;
+    if (TM_UNLIKELY(tx == NULL))
+        tx = tm_tx_create();
+    if (TM_LIKELY(tx->nesting == 0)) {
+        /* Checkpoint 0's log marks are always zero: only the registers and properties change. */
+        if (TM_UNLIKELY(tx->cap_cps == 0)) {
+            tm_cp_push(tx);
+            memset(tx->cps, 0, sizeof *tx->cps);
+            tx->cps[0].disp_before = &tm_disp_direct;
+        }
+        tx->n_cps = 1;
+        tm_checkpoint *cp = &tx->cps[0];
         cp->jb = *jb;
         cp->prop = prop;
-        cp->disp_before = &tm_disp_direct;
         tx->prop = prop;
         tx->retries = 0;
         tx->nesting = 1;
-        tm_irrevocable_cps = 0;
+        tx->irrevocable_cps = 0;
+        tx->eh_saved = false;
         if (TM_UNLIKELY(tx->id_next == tx->id_end))
             tm_tx_assign_ids(tx);
         tx->id = tx->id_next++;
-        tm_eh_begin(tx);
+        /* Fast path: the only transacting thread, a transaction that cannot cancel: run the
+         * uninstrumented code with no lock at all (core/bias.c). The descriptor is already in
+         * direct mode between transactions. */
+        if (TM_LIKELY((prop & (pr_hasNoAbort | pr_uninstrumentedCode)) ==
+                      (pr_hasNoAbort | pr_uninstrumentedCode)) &&
+            tm_config.algo->biased && tm_bias_try_enter(tx)) {
+            tx->flags |= TM_F_IRREVOCABLE;
+            tx->irrevocable_cps = 1;
+            return a_runUninstrumentedCode | a_saveLiveVariables;
+        }
         return tm_attempt_start(tx) | a_saveLiveVariables;
     }
     if (prop & pr_hasNoAbort) {
@@ -139,7 +163,7 @@ uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb)
     cp->flags_before = tx->flags;
     tx->wset.nest_mark = tx->wset.n;
     if (tx->disp == &tm_disp_direct) /* irrevocable parent: log this part so it can cancel */
-        tx->disp = &tm_disp_serial_undo;
+        tm_set_disp(tx, &tm_disp_serial_undo);
     tx->nesting++;
     return a_runInstrumentedCode | a_saveLiveVariables;
 }
@@ -167,11 +191,17 @@ bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg)
 
 /* Runs actions [from, n) of a detached list: on commit forwards, on abort backwards. The list is
  * detached first so a handler may itself run transactions. */
-static void tm_actions_run(tm_tx *tx, size_t from, bool committed)
+static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed);
+
+static inline void tm_actions_run(tm_tx *tx, size_t from, bool committed)
+{
+    if (tx->n_actions != from)
+        tm_actions_run_list(tx, from, committed);
+}
+
+static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed)
 {
     size_t n = tx->n_actions;
-    if (n == from)
-        return;
     tm_action *list = tx->actions, local[8];
     size_t count = n - from;
     tm_action *run = count <= 8 ? local : tm_xrealloc(NULL, count * sizeof *run, "action list");
@@ -193,15 +223,16 @@ static void tm_actions_run(tm_tx *tx, size_t from, bool committed)
 /* ---- end of a transaction ---------------------------------------------------------------- */
 
 /* Resets the descriptor to "no transaction"; the serial lock must already be released. */
-static void tm_reset(tm_tx *tx)
+static inline void tm_reset(tm_tx *tx)
 {
     tx->nesting = 0;
     tx->n_cps = 0;
-    tx->disp = &tm_disp_direct;
+    tm_set_disp(tx, &tm_disp_direct);
     tx->flags &= ~(TM_F_IRREVOCABLE | TM_F_FORCE_SERIAL);
-    tm_undo_reset(&tx->undo);
-    tm_undo_reset(&tx->locals);
-    tm_wset_reset(&tx->wset);
+    tx->undo.len = 0;
+    tx->locals.len = 0;
+    if (tx->wset.n | tx->wset.undo_n | tx->wset.nest_mark)
+        tm_wset_reset(&tx->wset);
     tx->rset.n = 0;
     tx->eh_in_flight = NULL;
     tx->catch_count = 0;
@@ -221,6 +252,8 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
             tx->disp->rollback(tx);
         if (tx->flags & TM_F_READER)
             tm_reader_exit(tx);
+        if (tx->flags & TM_F_BIASED)
+            tm_bias_exit(tx);
         uint32_t keep = tx->flags & TM_F_SERIAL;
         tm_reset(tx);
         tx->flags = (tx->flags & ~TM_F_SERIAL) | keep;
@@ -228,7 +261,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
     } else {
         tm_wset_truncate(&tx->wset, cp->wset_len, cp->wset_undo_mark);
         tx->wset.nest_mark = cp->wset_nest_mark;
-        tx->disp = cp->disp_before;
+        tm_set_disp(tx, cp->disp_before);
         tx->nesting = cp->nesting;
         tx->n_cps = k;
         tm_actions_run(tx, cp->actions_mark, false);
@@ -244,17 +277,15 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
     _ITM_transactionId_t id = tx->id;
     tm_rollback_to(tx, 0);
     /* Handlers may have run transactions of their own: re-establish ours. */
-    tx->n_cps = 0;
-    tm_checkpoint *cp = tm_cp_push(tx);
-    memset(cp, 0, sizeof *cp);
+    tx->n_cps = 1;
+    tm_checkpoint *cp = &tx->cps[0];
     cp->jb = jb;
     cp->prop = prop;
-    cp->disp_before = &tm_disp_direct;
     tx->prop = prop;
     tx->retries = retries;
     tx->id = id;
     tx->nesting = 1;
-    tm_irrevocable_cps = 0;
+    tx->irrevocable_cps = 0;
     /* Still holding the serial lock (an upgrade whose validation failed): rerun serially. */
     if (why == TM_ABORT_SERIAL || retries >= tm_config.max_retries || (tx->flags & TM_F_SERIAL))
         tx->flags |= TM_F_FORCE_SERIAL;
@@ -277,7 +308,7 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
     if (!(reason & userAbort))
         tm_fatal("_ITM_abortTransaction: unsupported reason 0x%x", reason);
     size_t k = (reason & outerAbort) ? 0 : tx->n_cps - 1;
-    if ((tx->flags & TM_F_IRREVOCABLE) && k < tm_irrevocable_cps)
+    if ((tx->flags & TM_F_IRREVOCABLE) && k < tx->irrevocable_cps)
         tm_fatal("__transaction_cancel in a transaction that already went irrevocable "
                  "(it called code that cannot be rolled back)");
     tm_jmpbuf jb = tx->cps[k].jb;
@@ -298,7 +329,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
             /* Closed nested commit: its logs merge into the parent's. */
             tx->wset.nest_mark = top->wset_nest_mark;
             if (top->disp_before == &tm_disp_direct)
-                tx->disp = &tm_disp_direct;
+                tm_set_disp(tx, &tm_disp_direct);
             tx->n_cps--;
         }
         tx->nesting--;
@@ -312,6 +343,8 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         tm_reader_exit(tx);
         if (ts && tm_config.privatization)
             tm_quiesce(tx, ts);
+    } else if (tx->flags & TM_F_BIASED) {
+        tm_bias_exit(tx);
     } else if (tx->flags & TM_F_SERIAL) {
         tm_serial_release(tx);
     }
@@ -323,7 +356,7 @@ void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame)
 {
     if (!tx || tx->nesting == 0 || (tx->flags & TM_F_IRREVOCABLE))
         return;
-    if (!(tx->flags & TM_F_SERIAL)) {
+    if (!(tx->flags & (TM_F_SERIAL | TM_F_BIASED))) {
         if (!tm_serial_try_upgrade(tx))
             tm_restart(tx, TM_ABORT_SERIAL);
         if (!tx->disp->upgrade(tx, tm_dead_frames(tx, caller_frame)))
@@ -331,9 +364,9 @@ void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame)
     }
     /* From here on nothing can be rolled back: undo records are useless and undo actions can
      * never run (allocations made so far simply persist). */
-    tx->disp = &tm_disp_direct;
-    tx->flags |= TM_F_SERIAL | TM_F_IRREVOCABLE;
-    tm_irrevocable_cps = tx->n_cps;
+    tm_set_disp(tx, &tm_disp_direct);
+    tx->flags |= TM_F_IRREVOCABLE | ((tx->flags & TM_F_BIASED) ? 0 : TM_F_SERIAL);
+    tx->irrevocable_cps = tx->n_cps;
     tm_undo_reset(&tx->undo);
     tm_wset_reset(&tx->wset);
     tx->rset.n = 0;

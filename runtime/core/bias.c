@@ -1,0 +1,85 @@
+/* The single-thread bias of the serial lock.
+ *
+ * While at most one thread of the process runs transactions, that thread owns the serial lock
+ * implicitly: a transaction marks itself active with a plain store to its own descriptor and
+ * checks one read-mostly word (tm_bias_multi). No atomic read-modify-write, no shared line
+ * written: a transaction then costs about what the uninstrumented code costs.
+ *
+ * When a second thread starts transacting (descriptor registration, once per thread) it revokes
+ * the bias: it sets tm_bias_multi, issues membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
+ * executes a full memory barrier on every CPU running one of our threads, and then waits until
+ * the biased thread is outside its transaction. This is the asymmetric Dekker pattern of
+ * userspace RCU (urcu-memb): the frequent side pays a compiler barrier, the rare side a system
+ * call. Without membarrier (old kernels, some sandboxes) the fast side uses a seq_cst store and
+ * the pattern is the ordinary symmetric one.
+ * When the count of transacting threads drops back to one, the bias is re-established.
+ * Transitions are serialized by tm_bias_lock (thread start/exit only).
+ */
+#define _GNU_SOURCE
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tx.h"
+
+_Atomic uint32_t tm_bias_multi = 1; /* until the constructor below has run */
+bool tm_bias_asymmetric;
+static uint32_t tm_bias_threads; /* descriptors in use; guarded by tm_bias_lock */
+static pthread_mutex_t tm_bias_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool tm_membarrier(void)
+{
+    return syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* Called with tm_bias_lock held by a thread that is not in a transaction. */
+static void tm_bias_revoke(tm_tx *self)
+{
+    if (atomic_load_explicit(&tm_bias_multi, memory_order_relaxed))
+        return;
+    /* seq_cst: the revoker's half of the Dekker pattern (see tm_bias_try_enter). */
+    atomic_store_explicit(&tm_bias_multi, 1, memory_order_seq_cst);
+    if (tm_bias_asymmetric && !tm_membarrier())
+        tm_fatal("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after registration");
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+        if (t == self)
+            continue;
+        /* acquire: pairs with tm_bias_exit, so the biased transaction's writes are visible. */
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) != TM_TS_INACTIVE; i++)
+            tm_cpu_relax(i);
+    }
+}
+
+void tm_bias_thread_joined(tm_tx *self)
+{
+    pthread_mutex_lock(&tm_bias_lock);
+    if (++tm_bias_threads > 1)
+        tm_bias_revoke(self);
+    pthread_mutex_unlock(&tm_bias_lock);
+}
+
+void tm_bias_thread_left(void)
+{
+    pthread_mutex_lock(&tm_bias_lock);
+    /* Back to one transacting thread: it may take the bias again at its next transaction. Any
+     * transaction it is running now uses the shared protocol and simply completes. */
+    if (--tm_bias_threads <= 1)
+        atomic_store_explicit(&tm_bias_multi, 0, memory_order_release);
+    pthread_mutex_unlock(&tm_bias_lock);
+}
+
+void tm_bias_fork_child(tm_tx *self)
+{
+    pthread_mutex_init(&tm_bias_lock, NULL);
+    tm_bias_threads = self ? 1 : 0;
+    atomic_store_explicit(&tm_bias_multi, 0, memory_order_relaxed);
+}
+
+__attribute__((constructor(102))) static void tm_bias_init(void)
+{
+    long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    tm_bias_asymmetric = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+                         syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    atomic_store_explicit(&tm_bias_multi, 0, memory_order_release);
+}
