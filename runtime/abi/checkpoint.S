@@ -1,12 +1,18 @@
 /* _ITM_beginTransaction: the transaction's checkpoint (x86-64 SysV).
  *
  * It behaves like setjmp: it records the callee-saved registers, the caller's stack pointer (the
- * CFA) and the return address into a tm_jmpbuf on its own frame, then calls tm_begin(properties,
- * &jb), which copies the buffer into the descriptor and returns the action bits. tm_longjmp later
+ * CFA) and the return address, and returns the action bits from the C side. tm_longjmp later
  * resumes "inside" the original call: registers restored, stack pointer back at the CFA, control
  * at the return address, %eax = new action bits. MXCSR and the x87 control word are callee-saved
- * by the ABI, so they are restored too. Layout must match struct tm_jmpbuf in core/tx.h.
+ * by the ABI, so they are restored too. Layout: struct tm_jmpbuf in core/tx.h.
+ *
+ * Fast path (outermost transaction of a thread that has a descriptor): the registers go straight
+ * into tx->jb0 (offset 0 of the descriptor; tx->nesting is at offset 72) and we tail-call
+ * tm_begin_outer(properties, tx), which returns directly to the transaction's code.
+ * Otherwise the buffer is built on our own frame and tm_begin(properties, &jb) copies it.
  */
+#define TX_NESTING 72
+
         .text
 
         .globl  _ITM_beginTransaction
@@ -15,7 +21,28 @@
 _ITM_beginTransaction:
         .cfi_startproc
         endbr64
-        leaq    8(%rsp), %rax           /* CFA: the caller's %rsp once we return */
+        movq    tm_cur@gottpoff(%rip), %rax
+        movq    %fs:(%rax), %rax        /* tx = tm_cur */
+        testq   %rax, %rax
+        jz      .Lslow
+        cmpl    $0, TX_NESTING(%rax)
+        jne     .Lslow
+        leaq    8(%rsp), %rdx           /* CFA: the caller's %rsp once we return */
+        movq    %rdx, 0(%rax)
+        movq    %rbx, 8(%rax)
+        movq    %rbp, 16(%rax)
+        movq    %r12, 24(%rax)
+        movq    %r13, 32(%rax)
+        movq    %r14, 40(%rax)
+        movq    %r15, 48(%rax)
+        movq    (%rsp), %rdx            /* return address */
+        movq    %rdx, 56(%rax)
+        stmxcsr 64(%rax)
+        fnstcw  68(%rax)
+        movq    %rax, %rsi              /* edi still holds the property bits */
+        jmp     tm_begin_outer
+.Lslow:
+        leaq    8(%rsp), %rax
         subq    $88, %rsp               /* 88 + return address = 96: %rsp 16-aligned at the call */
         .cfi_adjust_cfa_offset 88
         movq    %rax, 0(%rsp)
@@ -29,7 +56,7 @@ _ITM_beginTransaction:
         movq    %rdx, 56(%rsp)
         stmxcsr 64(%rsp)
         fnstcw  68(%rsp)
-        movq    %rsp, %rsi              /* edi still holds the property bits */
+        movq    %rsp, %rsi
         call    tm_begin
         addq    $88, %rsp
         .cfi_adjust_cfa_offset -88

@@ -40,6 +40,25 @@ static void tm_registry_push(tm_tx *tx)
                                                     memory_order_relaxed));
 }
 
+extern const tm_dispatch tm_disp_direct TM_HIDDEN;
+
+/* Drops everything a descriptor holds: logs, actions, checkpoints, mode. */
+static void tm_tx_scrub(tm_tx *tx)
+{
+    /* Pooled descriptors keep no logs: a pool sized by the peak number of threads then costs
+     * about 1 KiB per entry, and the next owner grows its logs for its own transactions. */
+    tm_logs_free(&tx->undo, &tx->rset, &tx->wset);
+    tm_logs_free(&tx->locals, NULL, NULL);
+    free(tx->actions);
+    free(tx->cps);
+    tx->actions = NULL;
+    tx->cps = NULL;
+    tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;
+    tx->nesting = 0;
+    tx->flags = 0;
+    tm_set_disp(tx, &tm_disp_direct);
+}
+
 static void tm_tx_release(void *arg)
 {
     tm_tx *tx = arg;
@@ -54,16 +73,7 @@ static void tm_tx_release(void *arg)
             tm_bias_exit(tx);
         tx->nesting = 0;
     }
-    /* Pooled descriptors keep no logs: a pool sized by the peak number of threads then costs
-     * about 1 KiB per entry, and the next owner grows its logs for its own transactions. */
-    tm_logs_free(&tx->undo, &tx->rset, &tx->wset);
-    tm_logs_free(&tx->locals, NULL, NULL);
-    free(tx->actions);
-    free(tx->cps);
-    tx->actions = NULL;
-    tx->cps = NULL;
-    tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;
-    tx->flags = 0;
+    tm_tx_scrub(tx);
     tm_cur = NULL;
     tm_bias_thread_left();
     /* release: our last writes to the descriptor happen-before its next owner's first. */
@@ -102,8 +112,6 @@ void tm_tx_assign_ids(tm_tx *tx)
         tx->id_next = TM_NO_TRANSACTION_ID + 1;
 }
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-
 tm_tx *tm_tx_create(void)
 {
     pthread_once(&tm_key_once, tm_key_init);
@@ -139,7 +147,8 @@ tm_tx *tm_tx_create(void)
 }
 
 /* fork(): the child has only the calling thread. Descriptors of the parent's other threads are
- * returned to the pool; the serial lock was taken in prepare so no transaction was mid-flight. */
+ * scrubbed and returned to the pool: the serial lock taken in prepare guarantees no transaction
+ * was running, but a thread may have been between its commit and the reset of its logs. */
 static void tm_fork_prepare(void) { tm_serial_fork_prepare(); }
 static void tm_fork_parent(void) { tm_serial_fork_parent(); }
 static void tm_fork_child(void)
@@ -147,6 +156,8 @@ static void tm_fork_child(void)
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed)) {
         if (t == tm_cur)
             continue;
+        if (atomic_load_explicit(&t->in_use, memory_order_relaxed))
+            tm_tx_scrub(t);
         atomic_store_explicit(&t->shared_ts, TM_TS_INACTIVE, memory_order_relaxed);
         atomic_store_explicit(&t->in_use, 0, memory_order_relaxed);
     }

@@ -105,9 +105,12 @@ enum tm_tx_flags {
 #define TM_TS_INACTIVE UINT64_MAX
 
 struct tm_tx {
-    const tm_dispatch *disp;
-    uint8_t mode;     /* == disp->mode, cached for the barriers */
+    /* The outermost transaction's saved registers, written directly by checkpoint.S, which
+     * also reads `nesting`: both offsets are fixed (static asserts below). */
+    tm_jmpbuf jb0;
     uint32_t nesting; /* 0 = not in a transaction; flat nesting depth otherwise */
+    uint8_t mode;     /* == disp->mode, cached for the barriers */
+    const tm_dispatch *disp;
     uint32_t flags;
     uint64_t snapshot; /* algorithm's start time / sequence number */
     uint64_t owned;    /* algorithm scratch (e.g. gl_wt: holds the global lock) */
@@ -139,6 +142,13 @@ struct tm_tx {
     tm_tx *_Atomic next; /* registry list, push-only */
     char pad_[64 - sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
 };
+
+_Static_assert(offsetof(struct tm_tx, jb0) == 0, "checkpoint.S writes jb0 at offset 0");
+_Static_assert(offsetof(struct tm_tx, nesting) == 72, "checkpoint.S reads nesting at offset 72");
+_Static_assert(sizeof(tm_jmpbuf) == 72, "checkpoint.S layout of tm_jmpbuf");
+
+/* The saved registers of checkpoint k (0 = outermost). */
+static inline tm_jmpbuf *tm_cp_jb(tm_tx *tx, size_t k) { return k ? &tx->cps[k].jb : &tx->jb0; }
 
 static inline void tm_set_disp(tm_tx *tx, const tm_dispatch *d)
 {

@@ -100,46 +100,51 @@ static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
         return a_runUninstrumentedCode;
     if (prop & pr_instrumentedCode)
         return a_runInstrumentedCode;
-    tm_go_irrevocable(tx, tx->cps[tx->n_cps - 1].jb.cfa);
+    tm_go_irrevocable(tx, tm_cp_jb(tx, tx->n_cps - 1)->cfa);
     return a_runUninstrumentedCode;
 }
 
+/* Outermost begin; tx->jb0 already holds the checkpoint (written by checkpoint.S). */
+TM_HIDDEN uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx);
+uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
+{
+    /* Checkpoint 0's log marks are always zero: only the properties change. */
+    if (TM_UNLIKELY(tx->cap_cps == 0)) {
+        tm_cp_push(tx);
+        memset(tx->cps, 0, sizeof *tx->cps);
+        tx->cps[0].disp_before = &tm_disp_direct;
+    }
+    tx->n_cps = 1;
+    tx->cps[0].prop = prop;
+    tx->prop = prop;
+    tx->retries = 0;
+    tx->nesting = 1;
+    tx->irrevocable_cps = 0;
+    tx->eh_saved = false;
+    if (TM_UNLIKELY(tx->id_next == tx->id_end))
+        tm_tx_assign_ids(tx);
+    tx->id = tx->id_next++;
+    /* Fast path: the only transacting thread, a transaction that cannot cancel: run the
+     * uninstrumented code with no lock at all (core/bias.c). The descriptor is already in
+     * direct mode between transactions. */
+    if (TM_LIKELY((prop & (pr_hasNoAbort | pr_uninstrumentedCode)) ==
+                  (pr_hasNoAbort | pr_uninstrumentedCode)) &&
+        tm_config.algo->biased && tm_bias_try_enter(tx)) {
+        tx->flags |= TM_F_IRREVOCABLE;
+        tx->irrevocable_cps = 1;
+        return a_runUninstrumentedCode | a_saveLiveVariables;
+    }
+    return tm_attempt_start(tx) | a_saveLiveVariables;
+}
+
+/* Any begin the assembly fast path did not take: first transaction of a thread, or nested. */
 TM_HIDDEN uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb);
 uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb)
 {
-    tm_tx *tx = tm_cur;
-    if (TM_UNLIKELY(tx == NULL))
-        tx = tm_tx_create();
-    if (TM_LIKELY(tx->nesting == 0)) {
-        /* Checkpoint 0's log marks are always zero: only the registers and properties change. */
-        if (TM_UNLIKELY(tx->cap_cps == 0)) {
-            tm_cp_push(tx);
-            memset(tx->cps, 0, sizeof *tx->cps);
-            tx->cps[0].disp_before = &tm_disp_direct;
-        }
-        tx->n_cps = 1;
-        tm_checkpoint *cp = &tx->cps[0];
-        cp->jb = *jb;
-        cp->prop = prop;
-        tx->prop = prop;
-        tx->retries = 0;
-        tx->nesting = 1;
-        tx->irrevocable_cps = 0;
-        tx->eh_saved = false;
-        if (TM_UNLIKELY(tx->id_next == tx->id_end))
-            tm_tx_assign_ids(tx);
-        tx->id = tx->id_next++;
-        /* Fast path: the only transacting thread, a transaction that cannot cancel: run the
-         * uninstrumented code with no lock at all (core/bias.c). The descriptor is already in
-         * direct mode between transactions. */
-        if (TM_LIKELY((prop & (pr_hasNoAbort | pr_uninstrumentedCode)) ==
-                      (pr_hasNoAbort | pr_uninstrumentedCode)) &&
-            tm_config.algo->biased && tm_bias_try_enter(tx)) {
-            tx->flags |= TM_F_IRREVOCABLE;
-            tx->irrevocable_cps = 1;
-            return a_runUninstrumentedCode | a_saveLiveVariables;
-        }
-        return tm_attempt_start(tx) | a_saveLiveVariables;
+    tm_tx *tx = tm_self();
+    if (tx->nesting == 0) {
+        tx->jb0 = *jb;
+        return tm_begin_outer(prop, tx);
     }
     if (prop & pr_hasNoAbort) {
         tx->nesting++;
@@ -243,7 +248,7 @@ static inline void tm_reset(tm_tx *tx)
 static void tm_rollback_to(tm_tx *tx, size_t k)
 {
     tm_checkpoint *cp = &tx->cps[k];
-    tm_skip skip = tm_dead_frames(tx, cp->jb.cfa);
+    tm_skip skip = tm_dead_frames(tx, tm_cp_jb(tx, k)->cfa);
     tm_undo_rollback(&tx->undo, cp->undo_mark, skip);
     tm_undo_rollback(&tx->locals, cp->locals_mark, skip);
     tm_eh_rollback(tx, cp->catch_count, k == 0);
@@ -272,15 +277,14 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
 {
     if (tx->flags & TM_F_IRREVOCABLE)
         tm_fatal("internal error: restart requested for an irrevocable transaction");
-    tm_jmpbuf jb = tx->cps[0].jb;
+    tm_jmpbuf jb = tx->jb0;
     uint32_t prop = tx->prop, retries = tx->retries + 1;
     _ITM_transactionId_t id = tx->id;
     tm_rollback_to(tx, 0);
     /* Handlers may have run transactions of their own: re-establish ours. */
     tx->n_cps = 1;
-    tm_checkpoint *cp = &tx->cps[0];
-    cp->jb = jb;
-    cp->prop = prop;
+    tx->jb0 = jb;
+    tx->cps[0].prop = prop;
     tx->prop = prop;
     tx->retries = retries;
     tx->id = id;
@@ -293,7 +297,7 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
         tm_backoff(tx);
     tm_eh_begin(tx);
     uint32_t bits = tm_attempt_start(tx);
-    tm_longjmp(&tx->cps[0].jb, bits | a_restoreLiveVariables);
+    tm_longjmp(&tx->jb0, bits | a_restoreLiveVariables);
 }
 
 void tm_cancel(tm_tx *tx, uint32_t reason)
@@ -311,7 +315,7 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
     if ((tx->flags & TM_F_IRREVOCABLE) && k < tx->irrevocable_cps)
         tm_fatal("__transaction_cancel in a transaction that already went irrevocable "
                  "(it called code that cannot be rolled back)");
-    tm_jmpbuf jb = tx->cps[k].jb;
+    tm_jmpbuf jb = *tm_cp_jb(tx, k);
     tm_rollback_to(tx, k);
     if (k == 0 && (tx->flags & TM_F_SERIAL))
         tm_serial_release(tx);
@@ -337,7 +341,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
     }
     if (tx->flags & TM_F_READER) {
         uint64_t ts = 0;
-        tm_skip skip = tm_dead_frames(tx, tx->cps[0].jb.cfa);
+        tm_skip skip = tm_dead_frames(tx, tx->jb0.cfa);
         if (!tx->disp->commit(tx, skip, &ts))
             tm_restart(tx, TM_ABORT_VALIDATE);
         tm_reader_exit(tx);
