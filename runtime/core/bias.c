@@ -13,7 +13,8 @@
  * call. Without membarrier (old kernels, some sandboxes) the fast side uses a seq_cst store and
  * the pattern is the ordinary symmetric one.
  * When the count of transacting threads drops back to one, the bias is re-established.
- * Transitions are serialized by tm_bias_lock (thread start/exit only).
+ * Transitions are serialized by tm_bias_lock (thread start/exit only). An algorithm that does
+ * not use the bias keeps tm_bias_multi at 1 for the life of the process.
  */
 #define _GNU_SOURCE
 #include <linux/membarrier.h>
@@ -21,7 +22,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "tx.h"
+#include "../algo/algo.h"
 
 _Atomic uint32_t tm_bias_multi = 1; /* until the constructor below has run */
 bool tm_bias_asymmetric;
@@ -64,7 +67,7 @@ void tm_bias_thread_left(void)
     pthread_mutex_lock(&tm_bias_lock);
     /* Back to one transacting thread: it may take the bias again at its next transaction. Any
      * transaction it is running now uses the shared protocol and simply completes. */
-    if (--tm_bias_threads <= 1)
+    if (--tm_bias_threads <= 1 && tm_config.algo->biased)
         atomic_store_explicit(&tm_bias_multi, 0, memory_order_release);
     pthread_mutex_unlock(&tm_bias_lock);
 }
@@ -73,7 +76,7 @@ void tm_bias_fork_child(tm_tx *self)
 {
     pthread_mutex_init(&tm_bias_lock, NULL);
     tm_bias_threads = self ? 1 : 0;
-    atomic_store_explicit(&tm_bias_multi, 0, memory_order_relaxed);
+    atomic_store_explicit(&tm_bias_multi, !tm_config.algo->biased, memory_order_relaxed);
 }
 
 __attribute__((constructor(102))) static void tm_bias_init(void)
@@ -81,5 +84,6 @@ __attribute__((constructor(102))) static void tm_bias_init(void)
     long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     tm_bias_asymmetric = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
                          syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-    atomic_store_explicit(&tm_bias_multi, 0, memory_order_release);
+    /* After tm_config_init (constructor priority 101): the algorithm is known. */
+    atomic_store_explicit(&tm_bias_multi, !tm_config.algo->biased, memory_order_release);
 }

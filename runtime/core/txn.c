@@ -65,7 +65,7 @@ static uint32_t tm_attempt_start(tm_tx *tx)
     bool serial = (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode) ||
                   (tx->flags & TM_F_FORCE_SERIAL) || tm_config.algo->serial;
     tx->flags &= ~TM_F_FORCE_SERIAL;
-    if (tm_config.algo->biased && !(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx)) {
+    if (!(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx)) {
         /* The only transacting thread: exclusive without taking the lock. */
         if ((prop & pr_uninstrumentedCode) && (!can_cancel || !(prop & pr_instrumentedCode))) {
             tm_set_disp(tx, &tm_disp_direct);
@@ -104,37 +104,50 @@ static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
     return a_runUninstrumentedCode;
 }
 
-/* Outermost begin; tx->jb0 already holds the checkpoint (written by checkpoint.S). */
-TM_HIDDEN uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx);
-uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
+/* The general outermost begin (first transaction of a descriptor, id block exhausted, or any
+ * transaction that cannot take the biased fast path). */
+static __attribute__((noinline)) uint32_t tm_begin_outer_general(uint32_t prop, tm_tx *tx)
 {
-    /* Checkpoint 0's log marks are always zero: only the properties change. */
+    /* Checkpoint 0's log marks are always zero: only the registers and properties change. */
     if (TM_UNLIKELY(tx->cap_cps == 0)) {
         tm_cp_push(tx);
         memset(tx->cps, 0, sizeof *tx->cps);
         tx->cps[0].disp_before = &tm_disp_direct;
     }
+    if (TM_UNLIKELY(tx->id_next == tx->id_end))
+        tm_tx_assign_ids(tx);
     tx->n_cps = 1;
-    tx->cps[0].prop = prop;
     tx->prop = prop;
     tx->retries = 0;
     tx->nesting = 1;
-    tx->irrevocable_cps = 0;
     tx->eh_saved = false;
-    if (TM_UNLIKELY(tx->id_next == tx->id_end))
-        tm_tx_assign_ids(tx);
     tx->id = tx->id_next++;
+    tx->irrevocable_cps = 0;
+    return tm_attempt_start(tx) | a_saveLiveVariables;
+}
+
+/* Outermost begin; tx->jb0 already holds the checkpoint (written by checkpoint.S). Every call
+ * out of the fast path is a tail call, so the fast path needs no stack frame. */
+TM_HIDDEN uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx);
+uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
+{
     /* Fast path: the only transacting thread, a transaction that cannot cancel: run the
      * uninstrumented code with no lock at all (core/bias.c). The descriptor is already in
      * direct mode between transactions. */
-    if (TM_LIKELY((prop & (pr_hasNoAbort | pr_uninstrumentedCode)) ==
-                  (pr_hasNoAbort | pr_uninstrumentedCode)) &&
-        tm_config.algo->biased && tm_bias_try_enter(tx)) {
-        tx->flags |= TM_F_IRREVOCABLE;
-        tx->irrevocable_cps = 1;
-        return a_runUninstrumentedCode | a_saveLiveVariables;
-    }
-    return tm_attempt_start(tx) | a_saveLiveVariables;
+    if (TM_UNLIKELY(tx->cap_cps == 0 || tx->id_next == tx->id_end ||
+                    (prop & (pr_hasNoAbort | pr_uninstrumentedCode)) !=
+                        (pr_hasNoAbort | pr_uninstrumentedCode) ||
+                    !tm_bias_try_enter(tx)))
+        return tm_begin_outer_general(prop, tx);
+    tx->n_cps = 1;
+    tx->prop = prop;
+    tx->retries = 0;
+    tx->nesting = 1;
+    tx->eh_saved = false;
+    tx->id = tx->id_next++;
+    tx->flags |= TM_F_IRREVOCABLE;
+    tx->irrevocable_cps = 1;
+    return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
 /* Any begin the assembly fast path did not take: first transaction of a thread, or nested. */
@@ -284,7 +297,6 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
     /* Handlers may have run transactions of their own: re-establish ours. */
     tx->n_cps = 1;
     tx->jb0 = jb;
-    tx->cps[0].prop = prop;
     tx->prop = prop;
     tx->retries = retries;
     tx->id = id;
