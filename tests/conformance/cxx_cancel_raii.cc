@@ -22,6 +22,7 @@
 // serial mode (outer cancels under serialirr, nested cancels under every method), and this test
 // could not be checked against it. Cancels of RfW/WaW code are covered by mt_cancel_rmw.c.
 // TMTEST: cflags=-fdisable-tree-tmmemopt
+// TMTEST: valgrind=yes
 #include <malloc.h>
 
 #include "harness.h"

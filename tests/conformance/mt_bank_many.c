@@ -86,7 +86,7 @@ int main(void)
 {
     th_check_runtime();
     int n = th_threads();
-    n_ops = th_iters(60000);
+    n_ops = th_iters(240000) / n; /* the same total work for any thread count */
     for (int k = 0; k < NACC; k++) {
         acc[k].balance = START;
         acc[k].shadow = -START;

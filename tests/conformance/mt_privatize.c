@@ -11,6 +11,7 @@
  *     transaction) would disturb the pattern;
  *  3. frees it (the next round's malloc may hand the same memory out again).
  */
+// TMTEST: valgrind=yes
 #include <sched.h>
 
 #include "harness.h"
@@ -24,6 +25,7 @@ static int stop_flag;
 static void *worker(void *arg)
 {
     uint64_t rng = 0xABCDEF12345ULL + (uint64_t)(intptr_t)arg * 0x9E3779B9ULL;
+    unsigned n = 0;
     while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
         int start = (int)(th_rand(&rng) % WORDS);
         int saw = 0;
@@ -36,8 +38,8 @@ static void *worker(void *arg)
                 hits++;
             }
         }
-        if (!saw)
-            sched_yield(); /* between rounds: leave the CPU to the privatizer */
+        if (!saw || (++n & 63) == 0)
+            sched_yield(); /* oversubscribed: leave the CPU to the privatizer now and then */
     }
     return NULL;
 }
@@ -48,7 +50,7 @@ int main(void)
 {
     th_check_runtime();
     int n = th_threads();
-    int rounds = (int)th_iters(120);
+    int rounds = (int)th_iters(500);
     pthread_t *t = calloc((size_t)n, sizeof *t);
     CHECK(t != NULL);
     for (int i = 0; i < n; i++)

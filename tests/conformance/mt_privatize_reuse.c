@@ -11,6 +11,7 @@
  *    it under the same key with a transaction.
  * At the end: banked values + live values == the number of increments the workers committed.
  */
+// TMTEST: valgrind=yes
 #include <sched.h>
 
 #include "harness.h"

@@ -9,6 +9,8 @@
  * immutable once published, so the committed read of the pointer orders the plain reads).
  * Retired nodes are kept until the end, then every published node is accounted for.
  */
+#include <stdatomic.h>
+
 #include "harness.h"
 
 #define NSLOT 16
@@ -26,6 +28,7 @@ static struct node *slot[NSLOT];
 static int n_pub, n_read;
 static long per_pub;
 static long reads_per_reader;
+static atomic_int publishers_running; /* readers keep going until every publisher is done */
 
 static void __attribute__((transaction_pure, noinline)) tx_fail(const char *what, long got)
 {
@@ -58,6 +61,7 @@ static void *publisher(void *arg)
         int s = (int)(th_rand(&rng) % NSLOT);
         __transaction_atomic { slot[s] = nd; }
     }
+    atomic_fetch_sub(&publishers_running, 1);
     return mine;
 }
 
@@ -65,7 +69,9 @@ static void *reader(void *arg)
 {
     uint64_t rng = 0xBEEFULL + (uint64_t)(intptr_t)arg * 7919;
     long seen = 0;
-    for (long i = 0; i < reads_per_reader; i++) {
+    /* At least reads_per_reader reads, and more while publishers run: a reader that finished
+     * before any node was published would prove nothing. */
+    for (long i = 0; i < reads_per_reader || atomic_load(&publishers_running) > 0; i++) {
         int s = (int)(th_rand(&rng) % NSLOT);
         struct node *p;
         __transaction_atomic {
@@ -109,6 +115,7 @@ int main(void)
 
     pthread_t *tp = calloc((size_t)n_pub, sizeof *tp), *tr = calloc((size_t)n_read, sizeof *tr);
     CHECK(tp && tr);
+    atomic_store(&publishers_running, n_pub);
     for (int i = 0; i < n_read; i++)
         CHECK(pthread_create(&tr[i], NULL, reader, (void *)(intptr_t)i) == 0);
     for (int i = 0; i < n_pub; i++)
