@@ -22,7 +22,6 @@
 #include "tx.h"
 
 static _Atomic uint32_t tm_serial_word;
-static tm_tx *tm_serial_owner; /* written only by the holder */
 static bool tm_fork_took_lock;
 
 static void tm_futex_wait(_Atomic uint32_t *w, uint32_t val)
@@ -95,6 +94,13 @@ static void tm_serial_lock(void)
 {
     if (tm_serial_trylock())
         return;
+    /* Critical sections are short: spin a little (reading, so the holder keeps the line)
+     * before sleeping. */
+    for (unsigned i = 0; i < 100; i++) {
+        __builtin_ia32_pause();
+        if (atomic_load_explicit(&tm_serial_word, memory_order_relaxed) == 0 && tm_serial_trylock())
+            return;
+    }
     /* Contended: mark waiters (2) and sleep; seq_cst for the same reason as the trylock. */
     while (atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
         tm_futex_wait(&tm_serial_word, 2);
@@ -105,7 +111,6 @@ void tm_serial_acquire(tm_tx *tx)
     if (tx->flags & TM_F_READER)
         tm_reader_exit(tx);
     tm_serial_lock();
-    tm_serial_owner = tx;
     tm_serial_drain(tx);
     tx->flags |= TM_F_SERIAL;
 }
@@ -114,7 +119,6 @@ bool tm_serial_try_upgrade(tm_tx *tx)
 {
     if (!tm_serial_trylock())
         return false;
-    tm_serial_owner = tx;
     /* We stop being a reader only after owning the word, so no other writer could have drained
      * past us while our speculative state was live. */
     tm_reader_exit(tx);
@@ -126,7 +130,6 @@ bool tm_serial_try_upgrade(tm_tx *tx)
 void tm_serial_release(tm_tx *tx)
 {
     tx->flags &= ~(TM_F_SERIAL | TM_F_IRREVOCABLE);
-    tm_serial_owner = NULL;
     /* release: the serial transaction's writes happen-before readers that see the word free. */
     if (atomic_exchange_explicit(&tm_serial_word, 0, memory_order_release) == 2)
         tm_futex_wake_all(&tm_serial_word);
@@ -151,7 +154,6 @@ void tm_serial_fork_prepare(void)
     if (tx && tx->nesting)
         return; /* fork inside a transaction: it is irrevocable and already holds the lock */
     tm_serial_lock();
-    tm_serial_owner = tx;
     tm_serial_drain(tx); /* tx may be NULL: then nothing is skipped */
     tm_fork_took_lock = true;
 }
@@ -160,7 +162,6 @@ void tm_serial_fork_parent(void)
 {
     if (tm_fork_took_lock) {
         tm_fork_took_lock = false;
-        tm_serial_owner = NULL;
         if (atomic_exchange_explicit(&tm_serial_word, 0, memory_order_release) == 2)
             tm_futex_wake_all(&tm_serial_word);
     }
@@ -170,7 +171,6 @@ void tm_serial_fork_child(tm_tx *self)
 {
     if (tm_fork_took_lock) {
         tm_fork_took_lock = false;
-        tm_serial_owner = NULL;
         atomic_store_explicit(&tm_serial_word, 0, memory_order_relaxed);
     } else if (!(self && (self->flags & TM_F_SERIAL))) {
         atomic_store_explicit(&tm_serial_word, 0, memory_order_relaxed);
