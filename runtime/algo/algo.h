@@ -13,6 +13,7 @@ struct tm_algo {
     const tm_dispatch *disp; /* speculative dispatch (NULL for serial algorithms) */
     bool serial;             /* every transaction runs under the serial lock */
     bool biased;             /* may use the single-thread bias (core/bias.c) */
+    bool managed;            /* serial stretches under contention (core/cm.c) */
 };
 
 extern const tm_algo tm_algo_norec TM_HIDDEN;

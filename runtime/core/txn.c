@@ -63,7 +63,8 @@ static uint32_t tm_attempt_start(tm_tx *tx)
     uint32_t prop = tx->prop;
     bool can_cancel = !(prop & pr_hasNoAbort);
     bool serial = (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode) ||
-                  (tx->flags & TM_F_FORCE_SERIAL) || tm_config.algo->serial;
+                  (tx->flags & TM_F_FORCE_SERIAL) || tm_config.algo->serial ||
+                  (tm_config.algo->managed && tm_cm_run_serial(tx));
     tx->flags &= ~TM_F_FORCE_SERIAL;
     if (!(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx)) {
         /* The only transacting thread: exclusive without taking the lock. */
@@ -290,6 +291,8 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
 {
     if (tx->flags & TM_F_IRREVOCABLE)
         tm_fatal("internal error: restart requested for an irrevocable transaction");
+    if (tm_config.algo->managed && (tx->flags & TM_F_READER))
+        tm_cm_attempt_done(tx, true);
     tm_jmpbuf jb = tx->jb0;
     uint32_t prop = tx->prop, retries = tx->retries + 1;
     _ITM_transactionId_t id = tx->id;
@@ -356,6 +359,8 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         tm_skip skip = tm_dead_frames(tx, tx->jb0.cfa);
         if (!tx->disp->commit(tx, skip, &ts))
             tm_restart(tx, TM_ABORT_VALIDATE);
+        if (tm_config.algo->managed)
+            tm_cm_attempt_done(tx, false);
         tm_reader_exit(tx);
         if (ts && tm_config.privatization)
             tm_quiesce(tx, ts);
