@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: all build deps test demo clean check-abi
+.PHONY: all build deps test demo bench bench-quick clean check-abi
 
 all: build
 
@@ -18,6 +18,14 @@ test: build
 
 demo: build
 	@bin/tmkit demo
+
+# The benchmark suite (bench/README.md): results in bench/results/<date>-all/, table in README.md.
+bench: build
+	@bin/tmkit bench
+
+# One short repeat of everything, to check the suite runs (results under build/bench-results/).
+bench-quick: build
+	@bin/tmkit bench --quick
 
 clean:
 	rm -rf $(BUILD)

@@ -127,10 +127,10 @@ struct tm_tx {
     _ITM_transactionId_t id_next, id_end;
     uint32_t retries; /* failed attempts of the current transaction */
     struct {
-        uint32_t attempts, aborts;   /* current window */
-        uint32_t serial_left;        /* transactions still to run serially */
-        uint32_t serial_len;         /* length of the next serial stretch */
-    } cm;                            /* contention manager state (cm.c) */
+        uint64_t window_start; /* TSC at the start of the current window (0: never used) */
+        uint32_t count;        /* commits in the current window */
+        uint32_t gen;          /* mode generation when the window started */
+    } cm;                      /* contention manager state (cm.c) */
     uint64_t rng;
     size_t irrevocable_cps; /* checkpoints that existed when it went irrevocable (uncancellable) */
     /* C++ exception state (eh.c). */
@@ -222,7 +222,7 @@ TM_HIDDEN void tm_bias_thread_left(void);
 TM_HIDDEN void tm_bias_fork_child(tm_tx *self);
 
 /* cm.c: contention management of the adaptive algorithm. */
-TM_HIDDEN void tm_cm_attempt_done(tm_tx *tx, bool aborted);
+TM_HIDDEN void tm_cm_committed(tm_tx *tx);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 
 /* txn.c */

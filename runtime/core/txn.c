@@ -291,8 +291,6 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
 {
     if (tx->flags & TM_F_IRREVOCABLE)
         tm_fatal("internal error: restart requested for an irrevocable transaction");
-    if (tm_config.algo->managed && (tx->flags & TM_F_READER))
-        tm_cm_attempt_done(tx, true);
     tm_jmpbuf jb = tx->jb0;
     uint32_t prop = tx->prop, retries = tx->retries + 1;
     _ITM_transactionId_t id = tx->id;
@@ -354,13 +352,12 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         tx->nesting--;
         return;
     }
+    bool managed = tm_config.algo->managed && !(tx->flags & TM_F_BIASED);
     if (tx->flags & TM_F_READER) {
         uint64_t ts = 0;
         tm_skip skip = tm_dead_frames(tx, tx->jb0.cfa);
         if (!tx->disp->commit(tx, skip, &ts))
             tm_restart(tx, TM_ABORT_VALIDATE);
-        if (tm_config.algo->managed)
-            tm_cm_attempt_done(tx, false);
         tm_reader_exit(tx);
         if (ts && tm_config.privatization)
             tm_quiesce(tx, ts);
@@ -369,6 +366,8 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
     } else if (tx->flags & TM_F_SERIAL) {
         tm_serial_release(tx);
     }
+    if (managed)
+        tm_cm_committed(tx);
     tm_reset(tx);
     tm_actions_run(tx, 0, true);
 }

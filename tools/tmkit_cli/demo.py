@@ -35,8 +35,9 @@ def run(root):
     for label, cmd, extra in configs:
         cells = []
         for threads in ("1", "2"):
-            rc, f, err = _run(cmd + [threads, SECONDS], dict(base, **extra))
-            if rc != 0 or f.get("consistent") != "1":
+            rc, f, err = _run(cmd + ["--threads", threads, "--seconds", SECONDS],
+                              dict(base, **extra))
+            if rc != 0 or f.get("ok") != "1":
                 failures += 1
                 cells.append("FAILED")
                 if err:

@@ -49,6 +49,11 @@ def cmd_demo(args, root):
     return demo.run(root)
 
 
+def cmd_bench(args, root):
+    from . import bench
+    return bench.run(root, args, args.argv)
+
+
 def main(argv, root):
     p = argparse.ArgumentParser(prog="tmkit", description=__doc__)
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
@@ -66,5 +71,17 @@ def main(argv, root):
     d = sub.add_parser("demo", help="the default evaluation (see README)")
     d.set_defaults(fn=cmd_demo)
 
+    b = sub.add_parser("bench", help="the benchmark suite: tmkit vs libitm vs a mutex (bench/README.md)")
+    b.add_argument("suites", nargs="*", metavar="SUITE", help="micro, ds, bank, lru or all (default all)")
+    b.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
+    b.add_argument("--repeats", type=int, help="timed runs per configuration (default 5; --quick 1)")
+    b.add_argument("--seconds", type=float, help="length of one timed run (default 0.3; --quick 0.05)")
+    b.add_argument("--quick", action="store_true", help="one short repeat, small callgrind runs")
+    b.add_argument("--out", help="output directory (default bench/results/<date>-<suites>/)")
+    b.add_argument("--no-callgrind", action="store_true", help="skip the instruction counts")
+    b.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    b.set_defaults(fn=cmd_bench)
+
     args = p.parse_args(argv)
+    args.argv = argv[1:] if argv and argv[0] == "bench" else argv
     return args.fn(args, root)

@@ -1,0 +1,161 @@
+/* micro: the cost of one small transaction, one mode at a time.
+ *   empty     a transaction whose body only calls an opaque empty function (GCC drops a truly
+ *             empty __transaction_atomic; the call keeps begin and commit)
+ *   reads     read --n words of an array and sum them (the words are all 1: the sum must be n)
+ *   writes    write one fresh value to --n words (afterwards every word of an array is equal)
+ *   counter   increment one shared counter (afterwards it equals the number of operations)
+ *   disjoint  each thread increments its own counter, alone on its cache line
+ * --array private gives each thread its own array for reads/writes; shared makes them all use one.
+ */
+#include "bench.h"
+
+static const char *const modes[] = {"empty", "reads", "writes", "counter", "disjoint", NULL};
+enum { EMPTY, READS, WRITES, COUNTER, DISJOINT };
+static const char *const arrays[] = {"private", "shared", NULL};
+enum { PRIVATE, SHARED };
+
+static long mode = EMPTY, n_words = 16, array = PRIVATE;
+
+static const bench_option options[] = {
+    {"mode", BENCH_CHOICE, &mode, 0, 0, modes, "what each transaction does"},
+    {"n", BENCH_LONG, &n_words, 1, 1 << 20, NULL, "words read or written per transaction"},
+    {"array", BENCH_CHOICE, &array, 0, 0, arrays, "reads/writes: one array per thread or one shared"},
+    {NULL, 0, NULL, 0, 0, NULL, NULL},
+};
+
+typedef struct {
+    _Alignas(BENCH_CACHE_LINE) long value;
+    char pad[BENCH_CACHE_LINE - sizeof(long)];
+} padded_counter;
+
+static long *shared_words;
+static padded_counter shared_counter;
+static padded_counter *own_counter; /* one per thread */
+
+TM_SAFE __attribute__((noipa)) static void nothing(void)
+{
+}
+
+TM_SAFE static long sum_words(const long *w, long n)
+{
+    long sum = 0;
+    for (long i = 0; i < n; i++)
+        sum += w[i];
+    return sum;
+}
+
+TM_SAFE static void fill_words(long *w, long n, long value)
+{
+    for (long i = 0; i < n; i++)
+        w[i] = value;
+}
+
+static long *new_words(void)
+{
+    long *w = bench_xalloc((size_t)n_words * sizeof *w);
+    for (long i = 0; i < n_words; i++)
+        w[i] = 1;
+    return w;
+}
+
+static int bench_setup(int threads)
+{
+    shared_words = new_words();
+    own_counter = bench_xalloc((size_t)threads * sizeof *own_counter);
+    return 0;
+}
+
+static void bench_thread_init(bench_thread *t)
+{
+    t->local = array == SHARED ? shared_words : new_words();
+}
+
+/* count[0]: reads whose sum was wrong; count[1]: the last value this thread wrote. */
+static inline void bench_op(bench_thread *t)
+{
+    long *w = t->local;
+    switch (mode) {
+    case EMPTY:
+        TXN_BEGIN
+        nothing();
+        TXN_END
+        break;
+    case READS: {
+        long sum;
+        TXN_BEGIN
+        sum = sum_words(w, n_words);
+        TXN_END
+        if (sum != n_words)
+            t->count[0]++;
+        break;
+    }
+    case WRITES: {
+        long v = (t->ops << 10 | t->id) + 2;
+        TXN_BEGIN
+        fill_words(w, n_words, v);
+        TXN_END
+        t->count[1] = v;
+        break;
+    }
+    case COUNTER:
+        TXN_BEGIN
+        shared_counter.value++;
+        TXN_END
+        break;
+    case DISJOINT: {
+        padded_counter *c = &own_counter[t->id];
+        TXN_BEGIN
+        c->value++;
+        TXN_END
+        break;
+    }
+    }
+}
+
+static int all_equal(const long *w, long want)
+{
+    for (long i = 0; i < n_words; i++)
+        if (w[i] != want)
+            return 0;
+    return 1;
+}
+
+static int bench_check(bench_thread *ts, int n)
+{
+    long total = 0;
+    for (int i = 0; i < n; i++)
+        total += ts[i].ops;
+    for (int i = 0; i < n; i++) {
+        if (ts[i].count[0] != 0)
+            return 0;
+        switch (mode) {
+        case READS:
+            if (!all_equal(ts[i].local, 1))
+                return 0;
+            break;
+        case WRITES:
+            if (array == PRIVATE && ts[i].ops > 0 && !all_equal(ts[i].local, ts[i].count[1]))
+                return 0;
+            break;
+        case DISJOINT:
+            if (own_counter[i].value != ts[i].ops)
+                return 0;
+            break;
+        }
+    }
+    if (mode == WRITES && array == SHARED && !all_equal(shared_words, shared_words[0]))
+        return 0;
+    if (mode == COUNTER && shared_counter.value != total)
+        return 0;
+    return 1;
+}
+
+static void bench_report(FILE *out)
+{
+    (void)out;
+}
+
+int main(int argc, char **argv)
+{
+    return bench_main(argc, argv, "micro", options);
+}
