@@ -51,6 +51,8 @@ static void tm_tx_scrub(tm_tx *tx)
     tm_logs_free(&tx->locals, NULL, NULL);
     free(tx->actions);
     free(tx->cps);
+    free(tx->algo_state);
+    tx->algo_state = NULL;
     tx->actions = NULL;
     tx->cps = NULL;
     tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;

@@ -114,6 +114,7 @@ struct tm_tx {
     uint32_t flags;
     uint64_t snapshot; /* algorithm's start time / sequence number */
     uint64_t owned;    /* algorithm scratch (e.g. gl_wt: holds the global lock) */
+    void *algo_state;  /* algorithm-private allocation, freed with the descriptor's logs */
     tm_rset rset;
     tm_wset wset;
     tm_undo undo;   /* memory (write-through and serial modes) */

@@ -57,37 +57,36 @@ static void tm_backoff(tm_tx *tx)
         __builtin_ia32_pause();
 }
 
+/* Code path of a transaction that runs alone (bias or serial lock): GCC's uninstrumented code
+ * when it cannot cancel (or has nothing else), else instrumented code with undo logging. */
+static uint32_t tm_exclusive_code_path(tm_tx *tx, uint32_t prop)
+{
+    bool can_cancel = !(prop & pr_hasNoAbort);
+    if ((prop & pr_uninstrumentedCode) && (!can_cancel || !(prop & pr_instrumentedCode))) {
+        tm_set_disp(tx, &tm_disp_direct);
+        tx->flags |= TM_F_IRREVOCABLE;
+        tx->irrevocable_cps = 1;
+        return a_runUninstrumentedCode;
+    }
+    tm_set_disp(tx, &tm_disp_serial_undo);
+    return a_runInstrumentedCode;
+}
+
 /* Chooses the execution mode of a new attempt of the outermost transaction. */
 static uint32_t tm_attempt_start(tm_tx *tx)
 {
     uint32_t prop = tx->prop;
-    bool can_cancel = !(prop & pr_hasNoAbort);
     bool serial = (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode) ||
                   (tx->flags & TM_F_FORCE_SERIAL) || tm_config.algo->serial ||
                   (tm_config.algo->managed && tm_cm_run_serial(tx));
     tx->flags &= ~TM_F_FORCE_SERIAL;
-    if (!(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx)) {
-        /* The only transacting thread: exclusive without taking the lock. */
-        if ((prop & pr_uninstrumentedCode) && (!can_cancel || !(prop & pr_instrumentedCode))) {
-            tm_set_disp(tx, &tm_disp_direct);
-            tx->flags |= TM_F_IRREVOCABLE;
-            tx->irrevocable_cps = 1;
-            return a_runUninstrumentedCode;
-        }
-        tm_set_disp(tx, &tm_disp_serial_undo);
-        return a_runInstrumentedCode;
-    }
+    /* The only transacting thread: exclusive without taking the lock. */
+    if (!(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx))
+        return tm_exclusive_code_path(tx, prop);
     if (serial) {
         if (!(tx->flags & TM_F_SERIAL))
             tm_serial_acquire(tx);
-        if ((prop & pr_uninstrumentedCode) && (!can_cancel || !(prop & pr_instrumentedCode))) {
-            tm_set_disp(tx, &tm_disp_direct);
-            tx->flags |= TM_F_IRREVOCABLE;
-            tx->irrevocable_cps = 1;
-            return a_runUninstrumentedCode;
-        }
-        tm_set_disp(tx, &tm_disp_serial_undo);
-        return a_runInstrumentedCode;
+        return tm_exclusive_code_path(tx, prop);
     }
     tm_reader_enter(tx);
     tm_set_disp(tx, tm_config.algo->disp);

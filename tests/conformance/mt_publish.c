@@ -9,6 +9,7 @@
  * immutable once published, so the committed read of the pointer orders the plain reads).
  * Retired nodes are kept until the end, then every published node is accounted for.
  */
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "harness.h"
@@ -72,6 +73,8 @@ static void *reader(void *arg)
     /* At least reads_per_reader reads, and more while publishers run: a reader that finished
      * before any node was published would prove nothing. */
     for (long i = 0; i < reads_per_reader || atomic_load(&publishers_running) > 0; i++) {
+        if ((i & 63) == 63)
+            sched_yield(); /* with more threads than cores, leave the publishers some CPU */
         int s = (int)(th_rand(&rng) % NSLOT);
         struct node *p;
         __transaction_atomic {
