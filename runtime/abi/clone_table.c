@@ -94,7 +94,8 @@ TM_EXPORT void *_ITM_getTMCloneOrIrrevocable(void *fn)
     void *clone = tm_clone_find(fn);
     if (clone)
         return clone;
-    tm_go_irrevocable(tm_cur, (uintptr_t)__builtin_frame_address(0));
+    tm_go_irrevocable(tm_cur, (uintptr_t)__builtin_frame_address(0),
+                      (uintptr_t)__builtin_return_address(0));
     return fn;
 }
 

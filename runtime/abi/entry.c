@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "../core/tx.h"
+#include "../stats/stats.h"
 
 TM_EXPORT void _ITM_commitTransaction(void)
 {
@@ -9,6 +10,8 @@ TM_EXPORT void _ITM_commitTransaction(void)
     /* Fast path: a biased, irrevocable transaction with nothing logged and no actions. */
     if (TM_LIKELY(tx && tx->nesting == 1 && tx->flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
                   (tx->n_actions | tx->locals.len) == 0 && tx->mode == TM_MODE_DIRECT)) {
+        if (TM_UNLIKELY(tm_stats_on))
+            tm_stats_commit(tx);
         tx->nesting = 0;
         tx->n_cps = 0;
         tm_bias_exit(tx);
@@ -41,7 +44,8 @@ TM_EXPORT void _ITM_changeTransactionMode(_ITM_transactionState state)
 {
     if (state != modeSerialIrrevocable)
         tm_fatal("_ITM_changeTransactionMode: unknown mode %d", (int)state);
-    tm_go_irrevocable(tm_cur, (uintptr_t)__builtin_frame_address(0));
+    tm_go_irrevocable(tm_cur, (uintptr_t)__builtin_frame_address(0),
+                      (uintptr_t)__builtin_return_address(0));
 }
 
 TM_EXPORT _ITM_howExecuting _ITM_inTransaction(void)

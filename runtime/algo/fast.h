@@ -80,6 +80,7 @@ static inline __attribute__((always_inline)) bool tm_undo_push_fast(tm_undo *u, 
     p[1] = (uintptr_t)addr;
     p[2] = size;
     u->len = need;
+    u->count++;
     return true;
 }
 

@@ -10,10 +10,11 @@
 #include "config.h"
 #include "tx.h"
 #include "../algo/algo.h"
+#include "../stats/stats.h"
 
 tm_config_t tm_config;
 
-typedef enum { TM_CFG_ALGO, TM_CFG_UINT, TM_CFG_BOOL_WORDS } tm_cfg_type;
+typedef enum { TM_CFG_ALGO, TM_CFG_UINT, TM_CFG_BOOL_WORDS, TM_CFG_STATS } tm_cfg_type;
 
 typedef struct tm_cfg_entry {
     const char *name;
@@ -31,6 +32,8 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "failed attempts before a transaction runs serially"},
     {"TMKIT_PRIVATIZATION", TM_CFG_BOOL_WORDS, "quiesce", 0, 0, {"quiesce", "off"},
      "privatization safety: writers wait for concurrent transactions (quiesce) or not (off)"},
+    {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL, NULL},
+     "per-site statistics at exit: a JSON file path, or - for a table on stderr"},
 };
 #define TM_CFG_N (sizeof tm_cfg_table / sizeof tm_cfg_table[0])
 
@@ -95,6 +98,13 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
             tm_config.privatization = on;
         return;
     }
+    case TM_CFG_STATS:
+        if (!value)
+            return;
+        if (!*value)
+            tm_cfg_fail("%s='%s' is empty", e->name, value, "a file path for JSON, or - for a table");
+        tm_stats_configure(value);
+        return;
     }
 }
 

@@ -25,6 +25,7 @@ void tm_undo_push(tm_undo *u, const void *addr, size_t len)
     uintptr_t footer[2] = {(uintptr_t)addr, len};
     memcpy(p + body, footer, sizeof footer);
     u->len = need;
+    u->count++;
 }
 
 void tm_undo_rollback(tm_undo *u, size_t mark, tm_skip skip)
@@ -41,7 +42,11 @@ void tm_undo_rollback(tm_undo *u, size_t mark, tm_skip skip)
     u->len = mark;
 }
 
-void tm_undo_reset(tm_undo *u) { u->len = 0; }
+void tm_undo_reset(tm_undo *u)
+{
+    u->len = 0;
+    u->count = 0;
+}
 
 /* ---- read log ---------------------------------------------------------------------------- */
 

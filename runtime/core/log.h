@@ -20,6 +20,7 @@
 typedef struct tm_undo {
     unsigned char *buf;
     size_t len, cap;
+    size_t count; /* records pushed since the last reset (statistics) */
 } tm_undo;
 
 typedef struct tm_rentry {

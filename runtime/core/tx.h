@@ -115,6 +115,11 @@ struct tm_tx {
     uint64_t snapshot; /* algorithm's start time / sequence number */
     uint64_t owned;    /* algorithm scratch (e.g. gl_wt: holds the global lock) */
     void *algo_state;  /* algorithm-private allocation, freed with the descriptor's logs */
+    struct tm_site_table *stats;   /* per-site counters (stats/stats.c); kept across owners */
+    struct tm_site *stats_site;    /* site of the running attempt, NULL when not counting */
+    uint64_t stats_t0;             /* TSC at the start of the running attempt (0: not timed) */
+    struct tm_site *stats_last;    /* site of the previous attempt (lookup cache) */
+    uint32_t stats_tick;           /* attempts counted, for time sampling */
     tm_rset rset;
     tm_wset wset;
     tm_undo undo;   /* memory (write-through and serial modes) */
@@ -228,7 +233,7 @@ TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 
 /* txn.c */
 TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);
-TM_HIDDEN void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame);
+TM_HIDDEN void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc);
 TM_HIDDEN void tm_commit(tm_tx *tx, uintptr_t caller_frame);
 TM_HIDDEN __attribute__((noreturn)) void tm_cancel(tm_tx *tx, uint32_t reason);
 TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg,

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "tx.h"
 #include "../algo/algo.h"
+#include "../stats/stats.h"
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 extern const tm_dispatch tm_disp_serial_undo TM_HIDDEN;
@@ -66,6 +67,8 @@ static uint32_t tm_exclusive_code_path(tm_tx *tx, uint32_t prop)
         tm_set_disp(tx, &tm_disp_direct);
         tx->flags |= TM_F_IRREVOCABLE;
         tx->irrevocable_cps = 1;
+        if (TM_UNLIKELY(tm_stats_on) && tx->stats_site)
+            tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
         return a_runUninstrumentedCode;
     }
     tm_set_disp(tx, &tm_disp_serial_undo);
@@ -81,16 +84,23 @@ static uint32_t tm_attempt_start(tm_tx *tx)
                   (tm_config.algo->managed && tm_cm_run_serial(tx));
     tx->flags &= ~TM_F_FORCE_SERIAL;
     /* The only transacting thread: exclusive without taking the lock. */
-    if (!(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx))
+    if (!(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx)) {
+        if (TM_UNLIKELY(tm_stats_on))
+            tm_stats_attempt(tx, false);
         return tm_exclusive_code_path(tx, prop);
+    }
     if (serial) {
         if (!(tx->flags & TM_F_SERIAL))
             tm_serial_acquire(tx);
+        if (TM_UNLIKELY(tm_stats_on))
+            tm_stats_attempt(tx, true);
         return tm_exclusive_code_path(tx, prop);
     }
     tm_reader_enter(tx);
     tm_set_disp(tx, tm_config.algo->disp);
     tx->disp->begin(tx);
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_attempt(tx, false);
     return a_runInstrumentedCode;
 }
 
@@ -100,7 +110,7 @@ static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
         return a_runUninstrumentedCode;
     if (prop & pr_instrumentedCode)
         return a_runInstrumentedCode;
-    tm_go_irrevocable(tx, tm_cp_jb(tx, tx->n_cps - 1)->cfa);
+    tm_go_irrevocable(tx, tm_cp_jb(tx, tx->n_cps - 1)->cfa, tm_cp_jb(tx, tx->n_cps - 1)->pc);
     return a_runUninstrumentedCode;
 }
 
@@ -147,6 +157,10 @@ uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
     tx->id = tx->id_next++;
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1;
+    if (TM_UNLIKELY(tm_stats_on)) {
+        tm_stats_attempt(tx, false);
+        tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
+    }
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
@@ -248,6 +262,7 @@ static inline void tm_reset(tm_tx *tx)
     tm_set_disp(tx, &tm_disp_direct);
     tx->flags &= ~(TM_F_IRREVOCABLE | TM_F_FORCE_SERIAL);
     tx->undo.len = 0;
+    tx->undo.count = 0;
     tx->locals.len = 0;
     if (tx->wset.n | tx->wset.undo_n | tx->wset.nest_mark)
         tm_wset_reset(&tx->wset);
@@ -290,6 +305,8 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
 {
     if (tx->flags & TM_F_IRREVOCABLE)
         tm_fatal("internal error: restart requested for an irrevocable transaction");
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_abort(tx, why);
     tm_jmpbuf jb = tx->jb0;
     uint32_t prop = tx->prop, retries = tx->retries + 1;
     _ITM_transactionId_t id = tx->id;
@@ -327,6 +344,12 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
     if ((tx->flags & TM_F_IRREVOCABLE) && k < tx->irrevocable_cps)
         tm_fatal("__transaction_cancel in a transaction that already went irrevocable "
                  "(it called code that cannot be rolled back)");
+    if (TM_UNLIKELY(tm_stats_on)) {
+        if (k == 0)
+            tm_stats_abort(tx, TM_ABORT_CANCEL);
+        else if (tx->stats_site) /* a nested cancel: the attempt goes on */
+            tx->stats_site->c[TM_STAT_abort_cancel]++;
+    }
     tm_jmpbuf jb = *tm_cp_jb(tx, k);
     tm_rollback_to(tx, k);
     if (k == 0 && (tx->flags & TM_F_SERIAL))
@@ -367,11 +390,13 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
     }
     if (managed)
         tm_cm_committed(tx);
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_commit(tx);
     tm_reset(tx);
     tm_actions_run(tx, 0, true);
 }
 
-void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame)
+void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc)
 {
     if (!tx || tx->nesting == 0 || (tx->flags & TM_F_IRREVOCABLE))
         return;
@@ -381,6 +406,8 @@ void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame)
         if (!tx->disp->upgrade(tx, tm_dead_frames(tx, caller_frame)))
             tm_restart(tx, TM_ABORT_VALIDATE); /* keeps the serial lock: reruns serially */
     }
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_irrevocable(tx, caller_pc);
     /* From here on nothing can be rolled back: undo records are useless and undo actions can
      * never run (allocations made so far simply persist). */
     tm_set_disp(tx, &tm_disp_direct);

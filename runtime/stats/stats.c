@@ -1,0 +1,171 @@
+/* Collection of per-site statistics: each descriptor owns a table of sites (open addressing on
+ * the site address); tables are never freed (a recycled descriptor keeps counting into its
+ * table), so the report can read them at exit whatever threads have done. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+#define TM_SITES 256 /* per table; sites beyond are counted under pc 1 ("other sites") */
+
+typedef struct tm_site_table {
+    tm_site site[TM_SITES];
+    tm_site other;
+    struct tm_site_table *next;
+} tm_site_table;
+
+bool tm_stats_on;
+static tm_site_table *tm_stats_tables; /* guarded by tm_stats_lock */
+static pthread_mutex_t tm_stats_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Time is sampled: one attempt in TM_STATS_SAMPLE is timed and counts for TM_STATS_SAMPLE (the
+ * TSC read costs ~20 ns in some virtual machines, more than a whole small transaction). */
+#define TM_STATS_SAMPLE 16
+
+static inline uint64_t tm_stats_now(void) { return __builtin_ia32_rdtsc(); }
+
+static tm_site_table *tm_stats_table(tm_tx *tx)
+{
+    if (TM_UNLIKELY(!tx->stats)) {
+        tm_site_table *t = calloc(1, sizeof *t);
+        if (!t)
+            tm_fatal("out of memory allocating a statistics table");
+        t->other.pc = 1;
+        pthread_mutex_lock(&tm_stats_lock);
+        t->next = tm_stats_tables;
+        tm_stats_tables = t;
+        pthread_mutex_unlock(&tm_stats_lock);
+        tx->stats = t;
+    }
+    return tx->stats;
+}
+
+static tm_site *tm_stats_site(tm_tx *tx, uintptr_t pc)
+{
+    tm_site_table *t = tm_stats_table(tx);
+    size_t h = (size_t)((pc >> 2) * 0x9E3779B97F4A7C15ull >> 56) % TM_SITES;
+    for (size_t i = 0; i < TM_SITES; i++, h = (h + 1) % TM_SITES) {
+        if (t->site[h].pc == pc)
+            return &t->site[h];
+        if (t->site[h].pc == 0) {
+            t->site[h].pc = pc; /* read by the report possibly concurrently: it copes */
+            return &t->site[h];
+        }
+    }
+    return &t->other;
+}
+
+void tm_stats_attempt(tm_tx *tx, bool serial)
+{
+    uintptr_t pc = (uintptr_t)tx->jb0.pc;
+    tm_site *s = tx->stats_last; /* consecutive transactions usually share a site */
+    if (!s || s->pc != pc)
+        tx->stats_last = s = tm_stats_site(tx, pc);
+    tx->stats_site = s;
+    s->c[TM_STAT_starts]++;
+    if (serial)
+        s->c[TM_STAT_serial_attempts]++;
+    tx->stats_t0 = (++tx->stats_tick % TM_STATS_SAMPLE) == 0 ? tm_stats_now() : 0;
+}
+
+static inline uint64_t tm_stats_elapsed(const tm_tx *tx)
+{
+    return tx->stats_t0 ? (tm_stats_now() - tx->stats_t0) * TM_STATS_SAMPLE : 0;
+}
+
+void tm_stats_commit(tm_tx *tx)
+{
+    tm_site *s = tx->stats_site;
+    if (!s)
+        return;
+    uint64_t reads = tx->rset.n, writes = tx->wset.n + tx->undo.count;
+    s->c[TM_STAT_commits]++;
+    s->c[TM_STAT_read_set_sum] += reads;
+    s->c[TM_STAT_write_set_sum] += writes;
+    if (reads > s->c[TM_STAT_read_set_max])
+        s->c[TM_STAT_read_set_max] = reads;
+    if (writes > s->c[TM_STAT_write_set_max])
+        s->c[TM_STAT_write_set_max] = writes;
+    s->c[TM_STAT_cycles_committed] += tm_stats_elapsed(tx);
+    unsigned b = 0;
+    for (uint32_t r = tx->retries; r && b < TM_RETRY_BUCKETS - 1; r >>= 1)
+        b++;
+    s->retries[b]++;
+    tx->stats_site = NULL;
+}
+
+void tm_stats_abort(tm_tx *tx, tm_abort_reason why)
+{
+    tm_site *s = tx->stats_site;
+    if (!s)
+        return;
+    static const enum tm_stat map[TM_ABORT_REASONS] = {
+        [TM_ABORT_READ_CONFLICT] = TM_STAT_abort_read_conflict,
+        [TM_ABORT_WRITE_CONFLICT] = TM_STAT_abort_write_conflict,
+        [TM_ABORT_VALIDATE] = TM_STAT_abort_validation,
+        [TM_ABORT_CANCEL] = TM_STAT_abort_cancel,
+        [TM_ABORT_RETRY] = TM_STAT_abort_retry,
+        [TM_ABORT_SERIAL] = TM_STAT_abort_serial,
+    };
+    s->c[map[why]]++;
+    s->c[TM_STAT_cycles_aborted] += tm_stats_elapsed(tx);
+    tx->stats_site = NULL;
+}
+
+void tm_stats_irrevocable(tm_tx *tx, uintptr_t caller_pc)
+{
+    tm_site *s = tx->stats_site;
+    if (!s)
+        return;
+    s->c[TM_STAT_irrevocable_switches]++;
+    s->irrev_pc = caller_pc;
+}
+
+/* ---- merged view for the report (stats_report.c) ----------------------------------------- */
+
+TM_HIDDEN size_t tm_stats_merge(tm_site **out);
+size_t tm_stats_merge(tm_site **out)
+{
+    size_t n = 0, cap = 64;
+    tm_site *all = calloc(cap, sizeof *all);
+    pthread_mutex_lock(&tm_stats_lock);
+    for (tm_site_table *t = tm_stats_tables; t && all; t = t->next) {
+        for (size_t i = 0; i <= TM_SITES && all; i++) {
+            const tm_site *s = i < TM_SITES ? &t->site[i] : &t->other;
+            if (s->pc == 0 || (s->pc == 1 && s->c[TM_STAT_starts] == 0))
+                continue;
+            size_t j = 0;
+            while (j < n && all[j].pc != s->pc)
+                j++;
+            if (j == n) {
+                if (n == cap) {
+                    tm_site *grown = realloc(all, 2 * cap * sizeof *all);
+                    if (!grown) {
+                        free(all);
+                        all = NULL;
+                        break;
+                    }
+                    all = grown;
+                    cap *= 2;
+                }
+                memset(&all[n], 0, sizeof all[n]);
+                all[n++].pc = s->pc;
+            }
+            for (int k = 0; k < TM_STAT_N; k++) {
+                bool is_max = k == TM_STAT_read_set_max || k == TM_STAT_write_set_max;
+                if (is_max)
+                    all[j].c[k] = all[j].c[k] > s->c[k] ? all[j].c[k] : s->c[k];
+                else
+                    all[j].c[k] += s->c[k];
+            }
+            for (int k = 0; k < TM_RETRY_BUCKETS; k++)
+                all[j].retries[k] += s->retries[k];
+            if (s->irrev_pc)
+                all[j].irrev_pc = s->irrev_pc;
+        }
+    }
+    pthread_mutex_unlock(&tm_stats_lock);
+    *out = all;
+    return all ? n : 0;
+}

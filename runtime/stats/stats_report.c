@@ -1,0 +1,140 @@
+/* The statistics report, written once at exit when TMKIT_STATS asks for it:
+ *   TMKIT_STATS=path.json  a versioned JSON profile (docs/stats.md)
+ *   TMKIT_STATS=-          a readable table on stderr
+ * Sites are given as code addresses plus the object (executable or shared library) and the
+ * offset inside it, so tools map them to function and file:line with the object's debug
+ * information (PIE and shared objects included). Nothing here can block exit for long: the
+ * merge takes one mutex held only for list insertions. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../algo/algo.h"
+#include "../core/config.h"
+#include "stats.h"
+
+TM_HIDDEN size_t tm_stats_merge(tm_site **out);
+
+static char tm_stats_dest[4096];
+static uint64_t tm_stats_tsc0, tm_stats_ns0;
+
+static const char *const tm_stat_names[TM_STAT_N] = {
+#define TM_STAT_NAME(name, doc) #name,
+    TM_STATS_COUNTERS(TM_STAT_NAME)
+#undef TM_STAT_NAME
+};
+
+static uint64_t tm_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void tm_stats_configure(const char *dest)
+{
+    if (!dest || !*dest)
+        return;
+    snprintf(tm_stats_dest, sizeof tm_stats_dest, "%s", dest);
+    tm_stats_tsc0 = __builtin_ia32_rdtsc();
+    tm_stats_ns0 = tm_mono_ns();
+    tm_stats_on = true;
+}
+
+static void tm_json_addr(FILE *f, const char *key, uintptr_t pc)
+{
+    Dl_info info;
+    fprintf(f, "\"%s\": \"0x%lx\"", key, (unsigned long)pc);
+    if (pc > 1 && dladdr((void *)pc, &info) && info.dli_fname) {
+        fprintf(f, ", \"%s_object\": \"", key);
+        for (const char *p = info.dli_fname; *p; p++)
+            fprintf(f, (*p == '"' || *p == '\\') ? "\\%c" : "%c", *p);
+        fprintf(f, "\", \"%s_offset\": \"0x%lx\"", key,
+                (unsigned long)(pc - (uintptr_t)info.dli_fbase));
+    }
+}
+
+static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz)
+{
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[len > 0 ? len : 0] = 0;
+    fprintf(f, "{\n  \"tmkit_stats_version\": 1,\n  \"pid\": %d,\n  \"program\": \"%s\",\n",
+            (int)getpid(), exe);
+    fprintf(f, "  \"algorithm\": \"%s\",\n  \"tsc_hz\": %.0f,\n  \"counters\": [", tm_config.algo->name,
+            tsc_hz);
+    for (int k = 0; k < TM_STAT_N; k++)
+        fprintf(f, "%s\"%s\"", k ? ", " : "", tm_stat_names[k]);
+    fprintf(f, "],\n  \"sites\": [");
+    for (size_t i = 0; i < n; i++) {
+        const tm_site *s = &sites[i];
+        fprintf(f, "%s\n    {", i ? "," : "");
+        tm_json_addr(f, "site", s->pc);
+        if (s->irrev_pc) {
+            fprintf(f, ", ");
+            tm_json_addr(f, "irrevocable_call", s->irrev_pc);
+        }
+        for (int k = 0; k < TM_STAT_N; k++)
+            fprintf(f, ", \"%s\": %llu", tm_stat_names[k], (unsigned long long)s->c[k]);
+        fprintf(f, ", \"retries_histogram\": [");
+        for (int k = 0; k < TM_RETRY_BUCKETS; k++)
+            fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)s->retries[k]);
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+}
+
+static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double tsc_hz)
+{
+    fprintf(f, "tmkit statistics (%s, %zu sites)\n", tm_config.algo->name, n);
+    fprintf(f, "%-36s %10s %10s %8s %8s %8s %8s %8s %8s %10s\n", "site", "starts", "commits",
+            "rd-conf", "wr-conf", "valid", "cancel", "serial", "irrev", "us/commit");
+    for (size_t i = 0; i < n; i++) {
+        const tm_site *s = &sites[i];
+        char where[64] = "(other sites)";
+        Dl_info info;
+        if (s->pc > 1 && dladdr((void *)s->pc, &info) && info.dli_fname) {
+            const char *base = strrchr(info.dli_fname, '/');
+            snprintf(where, sizeof where, "%s+0x%lx", base ? base + 1 : info.dli_fname,
+                     (unsigned long)(s->pc - (uintptr_t)info.dli_fbase));
+        }
+        double us = s->c[TM_STAT_commits] && tsc_hz > 0
+                        ? s->c[TM_STAT_cycles_committed] / tsc_hz * 1e6 / s->c[TM_STAT_commits]
+                        : 0;
+        fprintf(f, "%-36s %10llu %10llu %8llu %8llu %8llu %8llu %8llu %8llu %10.3f\n", where,
+                (unsigned long long)s->c[TM_STAT_starts], (unsigned long long)s->c[TM_STAT_commits],
+                (unsigned long long)s->c[TM_STAT_abort_read_conflict],
+                (unsigned long long)s->c[TM_STAT_abort_write_conflict],
+                (unsigned long long)s->c[TM_STAT_abort_validation],
+                (unsigned long long)s->c[TM_STAT_abort_cancel],
+                (unsigned long long)(s->c[TM_STAT_serial_attempts] + s->c[TM_STAT_abort_serial]),
+                (unsigned long long)s->c[TM_STAT_irrevocable_switches], us);
+    }
+}
+
+__attribute__((destructor)) static void tm_stats_report(void)
+{
+    if (!tm_stats_on)
+        return;
+    tm_stats_on = false;
+    tm_site *sites;
+    size_t n = tm_stats_merge(&sites);
+    uint64_t dns = tm_mono_ns() - tm_stats_ns0, dtsc = __builtin_ia32_rdtsc() - tm_stats_tsc0;
+    double tsc_hz = dns ? (double)dtsc * 1e9 / (double)dns : 0;
+    if (strcmp(tm_stats_dest, "-") == 0) {
+        tm_stats_table_out(stderr, sites, n, tsc_hz);
+    } else {
+        FILE *f = fopen(tm_stats_dest, "w");
+        if (!f) {
+            fprintf(stderr, "tmkit: cannot write statistics to %s\n", tm_stats_dest);
+        } else {
+            tm_stats_json(f, sites, n, tsc_hz);
+            fclose(f);
+        }
+    }
+    free(sites);
+}

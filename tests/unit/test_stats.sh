@@ -1,0 +1,57 @@
+#!/bin/sh
+# TMKIT_STATS: the JSON profile attributes cancels, serializing calls and conflicts to the right
+# source lines (mapped from object + offset with addr2line, as the tools do), and the table form
+# goes to stderr. Without TMKIT_STATS nothing is written.
+. "$(dirname "$0")/lib.sh"
+export LD_LIBRARY_PATH=$BUILD/lib
+src=$ROOT/tests/unit/prog_stats.c
+d=$(mktemp -d)
+for algo in $ALGOS; do
+    expect_rc 0 env TMKIT_ALGO=$algo TMKIT_STATS=$d/$algo.json "$STATS_PROG"
+    [ -z "$ERR" ] || fail "$algo: unexpected stderr: $ERR"
+    python3 - "$d/$algo.json" "$src" "$algo" <<'PY' || fail "$algo: profile check failed"
+import json, subprocess, sys
+path, src, algo = sys.argv[1:]
+prof = json.load(open(path))
+assert prof["tmkit_stats_version"] == 1 and prof["algorithm"] == algo, prof
+lines = open(src).read().splitlines()
+def line_of(marker):
+    return next(i + 1 for i, l in enumerate(lines) if marker in l)
+def where(site, key):
+    out = subprocess.run(["addr2line", "-e", site[key + "_object"], site[key + "_offset"]],
+                         capture_output=True, text=True).stdout.strip()
+    return int(out.rsplit(":", 1)[1].split()[0]) if ":" in out else -1
+sites = {}
+for s in prof["sites"]:
+    if "site_object" in s and s["site_object"].endswith("unit_prog_stats"):
+        sites.setdefault(where(s, "site"), []).append(s)
+def site(marker):
+    found = sites.get(line_of(marker))
+    assert found, f"no site at line {line_of(marker)} ({marker}); have {sorted(sites)}"
+    return found[0]
+c = site("SITE_CANCEL")
+assert c["abort_cancel"] == 1000 and c["commits"] == 0, c
+for k in ("abort_read_conflict", "abort_write_conflict", "abort_validation"):
+    assert c[k] == 0, (k, c)
+p = site("SITE_PRINTF")
+assert p["commits"] == 100, p
+assert p["irrevocable_switches"] >= 50 or p["uninstrumented_attempts"] == 100, p
+if p["irrevocable_switches"]:
+    assert where(p, "irrevocable_call") == line_of("UNSAFE_CALL"), (where(p, "irrevocable_call"), p)
+h = site("SITE_COUNTER")
+assert h["commits"] == 400000, h
+aborts = sum(h[k] for k in ("abort_read_conflict", "abort_write_conflict", "abort_validation",
+                            "abort_serial"))
+assert h["starts"] == h["commits"] + aborts + h["abort_cancel"] + h["abort_retry"], h
+assert sum(h["retries_histogram"]) == h["commits"], h
+if algo in ("norec", "orec_lazy", "gl_wt"):
+    assert aborts > 0, f"two threads on one counter never conflicted under {algo}: {h}"
+PY
+done
+expect_rc 0 env TMKIT_STATS=- "$STATS_PROG"
+echo "$ERR" | grep -q "tmkit statistics" || fail "no table on stderr: $ERR"
+echo "$ERR" | grep -q "unit_prog_stats+0x" || fail "sites not shown: $ERR"
+expect_rc 2 env TMKIT_STATS= "$STATS_PROG"
+cd "$d" && expect_rc 0 "$STATS_PROG" && [ "$(ls "$d" | grep -vc json)" = 0 ] || fail "files written without TMKIT_STATS"
+rm -rf "$d"
+echo "stats: ok"
