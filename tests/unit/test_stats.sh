@@ -48,6 +48,17 @@ if algo in ("norec", "orec_lazy", "gl_wt"):
     assert aborts > 0, f"two threads on one counter never conflicted under {algo}: {h}"
 PY
 done
+# tmkit run --stats + tmkit report: sites as function (file:line), serializing call named.
+expect_rc 0 "$ROOT/bin/tmkit" run --algo=norec --stats="$d/r.json" "$STATS_PROG"
+cancel_line=$(grep -n SITE_CANCEL "$src" | cut -d: -f1)
+unsafe_line=$(grep -n UNSAFE_CALL "$src" | cut -d: -f1)
+out=$("$ROOT/bin/tmkit" report "$d/r.json") || fail "tmkit report failed"
+echo "$out" | grep -q "main (prog_stats.c:$cancel_line) .*100.0%.*cancel 1000" || fail "cancel site not reported: $out"
+echo "$out" | grep -q "serialized by main (prog_stats.c:$unsafe_line)" || fail "serializing call not reported: $out"
+echo '{"tmkit_stats_version": 99, "sites": []}' > "$d/bad.json"
+expect_rc 1 "$ROOT/bin/tmkit" report "$d/bad.json"
+echo "$ERR" | grep -q "unsupported profile version" || fail "bad version not rejected clearly: $ERR"
+rm -f "$d/r.json" "$d/bad.json"
 expect_rc 0 env TMKIT_STATS=- "$STATS_PROG"
 echo "$ERR" | grep -q "tmkit statistics" || fail "no table on stderr: $ERR"
 echo "$ERR" | grep -q "unit_prog_stats+0x" || fail "sites not shown: $ERR"

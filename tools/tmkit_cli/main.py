@@ -35,6 +35,8 @@ def cmd_run(args, root):
                   file=sys.stderr)
             return 2
         env["TMKIT_ALGO"] = args.algo
+    if args.stats:
+        env["TMKIT_STATS"] = args.stats
     old = env.get("LD_LIBRARY_PATH")
     env["LD_LIBRARY_PATH"] = lib + (":" + old if old else "")
     try:
@@ -65,8 +67,14 @@ def main(argv, root):
 
     r = sub.add_parser("run", help="run a program built with -fgnu-tm on tmkit")
     r.add_argument("--algo", help="algorithm (see `tmkit algos`)")
+    r.add_argument("--stats", metavar="FILE",
+                   help="write the per-site profile at exit (JSON; - for a table on stderr)")
     r.add_argument("command", nargs=argparse.REMAINDER, help="PROG [ARGS...]")
     r.set_defaults(fn=cmd_run)
+
+    rp = sub.add_parser("report", help="per-site profile table, sites as function (file:line)")
+    rp.add_argument("profiles", nargs="+", metavar="PROFILE.json")
+    rp.set_defaults(fn=lambda a, root: __import__("tmkit_cli.report", fromlist=["run"]).run(a.profiles))
 
     d = sub.add_parser("demo", help="the default evaluation (see README)")
     d.set_defaults(fn=cmd_demo)
