@@ -21,6 +21,7 @@ TM_HIDDEN size_t tm_stats_merge(tm_site **out);
 
 static char tm_stats_dest[4096];
 static uint64_t tm_stats_tsc0, tm_stats_ns0;
+static pid_t tm_stats_pid; /* the process that read TMKIT_STATS; forked children append .PID */
 
 static const char *const tm_stat_names[TM_STAT_N] = {
 #define TM_STAT_NAME(name, doc) #name,
@@ -42,6 +43,7 @@ void tm_stats_configure(const char *dest)
     snprintf(tm_stats_dest, sizeof tm_stats_dest, "%s", dest);
     tm_stats_tsc0 = __builtin_ia32_rdtsc();
     tm_stats_ns0 = tm_mono_ns();
+    tm_stats_pid = getpid();
     tm_stats_on = true;
 }
 
@@ -128,9 +130,14 @@ __attribute__((destructor)) static void tm_stats_report(void)
     if (strcmp(tm_stats_dest, "-") == 0) {
         tm_stats_table_out(stderr, sites, n, tsc_hz);
     } else {
-        FILE *f = fopen(tm_stats_dest, "w");
+        char path[4200];
+        if (getpid() == tm_stats_pid)
+            snprintf(path, sizeof path, "%s", tm_stats_dest);
+        else /* a forked child: its own file next to the parent's */
+            snprintf(path, sizeof path, "%s.%d", tm_stats_dest, (int)getpid());
+        FILE *f = fopen(path, "w");
         if (!f) {
-            fprintf(stderr, "tmkit: cannot write statistics to %s\n", tm_stats_dest);
+            fprintf(stderr, "tmkit: cannot write statistics to %s\n", path);
         } else {
             tm_stats_json(f, sites, n, tsc_hz);
             fclose(f);
