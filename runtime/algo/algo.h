@@ -19,6 +19,7 @@ struct tm_algo {
 extern const tm_algo tm_algo_norec TM_HIDDEN;
 extern const tm_algo tm_algo_gl_wt TM_HIDDEN;
 extern const tm_algo tm_algo_orec_lazy TM_HIDDEN;
+extern const tm_algo tm_algo_orec_eager TM_HIDDEN;
 extern const tm_algo tm_algo_serialirr TM_HIDDEN;
 extern const tm_algo tm_algo_adaptive TM_HIDDEN;
 

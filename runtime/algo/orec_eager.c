@@ -1,12 +1,5 @@
 /* orec_eager: ownership records, encounter-time locking, write-through with an undo log.
  *
- * STATUS: NOT BUILT OR REGISTERED. Under 8 threads on 2 cores it loses committed updates when
- * transactions that write a counter are cancelled (`x++; __transaction_cancel;` mixed with
- * committed `x++`), while gl_wt, norec and orec_lazy pass the same program; see the closing note
- * of the session that wrote it. Releasing rolled-back orecs with a fresh version (below) fixed
- * the restart-only case. To resume: add it back to runtime/CMakeLists.txt (sources and
- * TMKIT_ALGOS), algo/algo.h and algo/registry.c; tests/conformance/mt_cancel_rmw.c reproduces.
- *
  * Follows the write-through, encounter-time-locking variant of TinySTM (Felber, Fetzer, Riegel,
  * "Dynamic Performance Tuning of Word-Based Software Transactional Memory", PPoPP 2008) and the
  * ml_wt method of GCC's libitm, over the orec table shared with orec_lazy (orec.h).
@@ -96,9 +89,10 @@ static void eager_read_piece(tm_tx *tx, unsigned char *dst, uintptr_t addr, size
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(o, memory_order_relaxed) != v1)
             continue;
+        /* Log first, then extend: the extension must also validate this word (see orec_lazy). */
+        tm_rset_push(&tx->rset, o, &v1, sizeof v1);
         if (tm_orec_version(v1) > tx->snapshot && !eager_extend(tx))
             tm_restart(tx, TM_ABORT_READ_CONFLICT);
-        tm_rset_push(&tx->rset, o, &v1, sizeof v1);
         return;
     }
 }
@@ -169,7 +163,7 @@ static bool eager_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         return true; /* read-only */
     /* acq_rel: the new time orders after every commit we validated against. */
     uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;
-    if (!eager_validate(tx))
+    if (wv != tx->snapshot + 1 && !eager_validate(tx))
         return false; /* the core rolls back, then eager_rollback releases the orecs */
     eager_release(tx, true, wv);
     *ts = wv;

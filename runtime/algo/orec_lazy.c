@@ -12,8 +12,9 @@
  *    first extend the snapshot (revalidate all read orecs at the current clock) instead of
  *    aborting.
  *  - Writes are buffered (word-granular redo log). Commit locks the orecs of the write set, takes
- *    a new time (fetch_add on the clock), revalidates the read set, writes back and releases
- *    the orecs with the new version.
+ *    a new time (fetch_add on the clock), revalidates the read set unless no writer took a time
+ *    since the snapshot, writes back and releases the orecs with the new version.
+ *  - A read is logged before any extension it triggers, so the extension validates it too.
  * Privatization: a committed writer can still be writing back when a privatizer returns
  * (delayed cleanup) and a doomed reader can read privatized words; commit-time quiescence
  * (core/serial.c) closes both.
@@ -110,9 +111,11 @@ static void orec_read_piece(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(o, memory_order_relaxed) != v1)
             continue;
+        /* Log first, then extend: the extension must also validate this word, or a commit to
+         * it between our read and the new snapshot would be absorbed unseen. */
+        tm_rset_push(&tx->rset, o, &v1, sizeof v1);
         if (tm_orec_version(v1) > tx->snapshot && !tm_orec_extend(tx))
             tm_restart(tx, TM_ABORT_READ_CONFLICT);
-        tm_rset_push(&tx->rset, o, &v1, sizeof v1);
         return;
     }
 }
@@ -190,10 +193,8 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
     }
     /* acq_rel: the new time orders after every commit we validated against. */
     uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;
-    /* Always validate. TL2 skips this when wv == snapshot + 1; here that shortcut lost updates
-     * under heavy contention with commit-time quiescence off (TMKIT_PRIVATIZATION=off, 8
-     * threads; quiescence hid it), and the cause is not understood yet: see docs/algorithms.md. */
-    if (!tm_orec_validate(tx)) {
+    /* No writer took a time since our snapshot: every read is still valid (TL2). */
+    if (wv != tx->snapshot + 1 && !tm_orec_validate(tx)) {
         tm_orec_unlock_all(l, true, 0);
         return false;
     }

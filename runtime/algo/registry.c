@@ -5,6 +5,7 @@ const tm_algo *const tm_algos[] = {
     &tm_algo_adaptive,
     &tm_algo_norec,
     &tm_algo_orec_lazy,
+    &tm_algo_orec_eager,
     &tm_algo_gl_wt,
     &tm_algo_serialirr,
     NULL,
