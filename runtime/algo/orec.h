@@ -4,6 +4,8 @@
 #ifndef TMKIT_ALGO_OREC_H
 #define TMKIT_ALGO_OREC_H
 
+#include <string.h>
+
 #include "../core/tx.h"
 
 #define TM_OREC_BITS 18
@@ -26,6 +28,68 @@ static inline void tm_orec_begin(tm_tx *tx)
     tx->snapshot = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
     /* release: pairs with the acquire loads in tm_quiesce. */
     atomic_store_explicit(&tx->shared_ts, tx->snapshot, memory_order_release);
+}
+
+/* Moves the snapshot to the current clock if `validate` finds every read still valid. */
+static inline __attribute__((always_inline)) bool tm_orec_extend(tm_tx *tx, bool (*validate)(tm_tx *))
+{
+    uint64_t now = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
+    if (!validate(tx))
+        return false;
+    tx->snapshot = now;
+    /* release: pairs with the acquire loads in tm_quiesce. */
+    atomic_store_explicit(&tx->shared_ts, now, memory_order_release);
+    return true;
+}
+
+/* Reads [addr, addr+len) (len <= 8, within one aligned word) consistently with the snapshot and
+ * logs its orec. `mine` is the orec value meaning "locked by this transaction" (its data is
+ * then read directly), or 0 if the algorithm never holds a lock while reading. */
+static inline __attribute__((always_inline)) void
+tm_orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len, uint64_t mine,
+                  bool (*validate)(tm_tx *))
+{
+    _Atomic uint64_t *o = tm_orec_of(addr);
+    for (unsigned spin = 0;; spin++) {
+        /* acquire: the value load below sees the data of the version we read here. */
+        uint64_t v1 = atomic_load_explicit(o, memory_order_acquire);
+        if (mine && v1 == mine) {
+            memcpy(dst, (const void *)addr, len);
+            return;
+        }
+        if (tm_orec_locked(v1)) {
+            if (spin < 64) { /* a committer is writing back: wait briefly */
+                __builtin_ia32_pause();
+                continue;
+            }
+            tm_restart(tx, TM_ABORT_READ_CONFLICT);
+        }
+        memcpy(dst, (const void *)addr, len);
+        /* acquire fence: the value load above happens before the orec re-check. */
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(o, memory_order_relaxed) != v1)
+            continue;
+        /* Log first, then extend: the extension must also validate this word, or a commit to
+         * it between our read and the new snapshot would be absorbed unseen. */
+        tm_rset_push(&tx->rset, o, &v1, sizeof v1);
+        if (tm_orec_version(v1) > tx->snapshot && !tm_orec_extend(tx, validate))
+            tm_restart(tx, TM_ABORT_READ_CONFLICT);
+        return;
+    }
+}
+
+/* Reads any range word by word with tm_orec_read_word. */
+static inline __attribute__((always_inline)) void
+tm_orec_read_range(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len, uint64_t mine,
+                   bool (*validate)(tm_tx *))
+{
+    while (len) {
+        size_t n = 8 - (addr & 7) < len ? 8 - (addr & 7) : len;
+        tm_orec_read_word(tx, dst, addr, n, mine, validate);
+        addr += n;
+        dst += n;
+        len -= n;
+    }
 }
 
 #endif

@@ -46,16 +46,6 @@ static bool eager_validate(tm_tx *tx)
     return true;
 }
 
-static bool eager_extend(tm_tx *tx)
-{
-    uint64_t now = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
-    if (!eager_validate(tx))
-        return false;
-    tx->snapshot = now;
-    atomic_store_explicit(&tx->shared_ts, now, memory_order_release);
-    return true;
-}
-
 static void eager_begin(tm_tx *tx)
 {
     tm_orec_begin(tx);
@@ -68,45 +58,9 @@ static void eager_begin(tm_tx *tx)
     l->n = 0;
 }
 
-static void eager_read_piece(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len)
-{
-    _Atomic uint64_t *o = tm_orec_of(addr);
-    for (unsigned spin = 0;; spin++) {
-        uint64_t v1 = atomic_load_explicit(o, memory_order_acquire);
-        if (v1 == tm_eager_mine(tx)) { /* our own write-through data */
-            memcpy(dst, (const void *)addr, len);
-            return;
-        }
-        if (tm_orec_locked(v1)) {
-            if (spin < 64) {
-                __builtin_ia32_pause();
-                continue;
-            }
-            tm_restart(tx, TM_ABORT_READ_CONFLICT);
-        }
-        memcpy(dst, (const void *)addr, len);
-        /* acquire fence: the value load above happens before the orec re-check. */
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(o, memory_order_relaxed) != v1)
-            continue;
-        /* Log first, then extend: the extension must also validate this word (see orec_lazy). */
-        tm_rset_push(&tx->rset, o, &v1, sizeof v1);
-        if (tm_orec_version(v1) > tx->snapshot && !eager_extend(tx))
-            tm_restart(tx, TM_ABORT_READ_CONFLICT);
-        return;
-    }
-}
-
 static void eager_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
-    unsigned char *d = dst;
-    for (uintptr_t a = (uintptr_t)src; len;) {
-        size_t n = 8 - (a & 7) < len ? 8 - (a & 7) : len;
-        eager_read_piece(tx, d, a, n);
-        a += n;
-        d += n;
-        len -= n;
-    }
+    tm_orec_read_range(tx, dst, (uintptr_t)src, len, tm_eager_mine(tx), eager_validate);
 }
 
 static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
@@ -116,7 +70,7 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
         return;
     if (tm_orec_locked(cur))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
-    if (tm_orec_version(cur) > tx->snapshot && !eager_extend(tx))
+    if (tm_orec_version(cur) > tx->snapshot && !tm_orec_extend(tx, eager_validate))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
     tm_eager_locks *l = tx->algo_state;
     if (l->n == l->cap) {

@@ -73,18 +73,6 @@ static bool tm_orec_validate(tm_tx *tx)
     return true;
 }
 
-/* Moves the snapshot to the current clock if everything read is still valid. */
-static bool tm_orec_extend(tm_tx *tx)
-{
-    uint64_t now = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
-    if (!tm_orec_validate(tx))
-        return false;
-    tx->snapshot = now;
-    /* release: pairs with the acquire loads in tm_quiesce. */
-    atomic_store_explicit(&tx->shared_ts, now, memory_order_release);
-    return true;
-}
-
 static void orec_begin(tm_tx *tx)
 {
     tm_orec_begin(tx);
@@ -92,38 +80,8 @@ static void orec_begin(tm_tx *tx)
     tm_locks_of(tx)->n = 0;
 }
 
-/* Reads one word-contained piece [addr, addr+len) (len <= 8, within one aligned word). */
-static void orec_read_piece(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len)
-{
-    _Atomic uint64_t *o = tm_orec_of(addr);
-    for (unsigned spin = 0;; spin++) {
-        /* acquire: the value load below sees the data of the version we read here. */
-        uint64_t v1 = atomic_load_explicit(o, memory_order_acquire);
-        if (tm_orec_locked(v1)) {
-            if (spin < 64) { /* a committer is writing back: wait briefly */
-                __builtin_ia32_pause();
-                continue;
-            }
-            tm_restart(tx, TM_ABORT_READ_CONFLICT);
-        }
-        memcpy(dst, (const void *)addr, len);
-        /* acquire fence: the value load above happens before the orec re-check. */
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(o, memory_order_relaxed) != v1)
-            continue;
-        /* Log first, then extend: the extension must also validate this word, or a commit to
-         * it between our read and the new snapshot would be absorbed unseen. */
-        tm_rset_push(&tx->rset, o, &v1, sizeof v1);
-        if (tm_orec_version(v1) > tx->snapshot && !tm_orec_extend(tx))
-            tm_restart(tx, TM_ABORT_READ_CONFLICT);
-        return;
-    }
-}
-
 static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
-    unsigned char *d = dst;
-    uintptr_t a = (uintptr_t)src;
     bool buffered = tx->wset.n && tm_wset_maybe(&tx->wset, src, len);
     if (buffered) {
         unsigned char probe[64];
@@ -132,15 +90,10 @@ static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
             return;
         }
     }
-    while (len) {
-        size_t n = 8 - (a & 7) < len ? 8 - (a & 7) : len;
-        orec_read_piece(tx, d, a, n);
-        a += n;
-        d += n;
-        len -= n;
-    }
+    /* Lazy locking: we never hold a lock while reading (mine = 0). */
+    tm_orec_read_range(tx, dst, (uintptr_t)src, len, 0, tm_orec_validate);
     if (buffered)
-        tm_wset_overlay(&tx->wset, dst, src, (size_t)(d - (unsigned char *)dst));
+        tm_wset_overlay(&tx->wset, dst, src, len);
 }
 
 static void orec_write(tm_tx *tx, void *dst, const void *src, size_t len)
