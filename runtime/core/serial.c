@@ -127,12 +127,17 @@ bool tm_serial_try_upgrade(tm_tx *tx)
     return true;
 }
 
-void tm_serial_release(tm_tx *tx)
+static void tm_serial_unlock(void)
 {
-    tx->flags &= ~(TM_F_SERIAL | TM_F_IRREVOCABLE);
     /* release: the serial transaction's writes happen-before readers that see the word free. */
     if (atomic_exchange_explicit(&tm_serial_word, 0, memory_order_release) == 2)
         tm_futex_wake_all(&tm_serial_word);
+}
+
+void tm_serial_release(tm_tx *tx)
+{
+    tx->flags &= ~(TM_F_SERIAL | TM_F_IRREVOCABLE);
+    tm_serial_unlock();
 }
 
 void tm_quiesce(tm_tx *self, uint64_t ts)
@@ -162,17 +167,15 @@ void tm_serial_fork_parent(void)
 {
     if (tm_fork_took_lock) {
         tm_fork_took_lock = false;
-        if (atomic_exchange_explicit(&tm_serial_word, 0, memory_order_release) == 2)
-            tm_futex_wake_all(&tm_serial_word);
+        tm_serial_unlock();
     }
 }
 
 void tm_serial_fork_child(tm_tx *self)
 {
-    if (tm_fork_took_lock) {
-        tm_fork_took_lock = false;
+    /* The lock stays held only by a child forked from inside a serial transaction (it is that
+     * transaction's thread); otherwise its holder does not exist here. No waiter exists either. */
+    if (tm_fork_took_lock || !(self && (self->flags & TM_F_SERIAL)))
         atomic_store_explicit(&tm_serial_word, 0, memory_order_relaxed);
-    } else if (!(self && (self->flags & TM_F_SERIAL))) {
-        atomic_store_explicit(&tm_serial_word, 0, memory_order_relaxed);
-    }
+    tm_fork_took_lock = false;
 }

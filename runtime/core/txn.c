@@ -114,6 +114,18 @@ static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
     return a_runUninstrumentedCode;
 }
 
+/* The state every outermost transaction starts from (checkpoint 0 already holds the registers
+ * and, being the outermost, log marks of zero). Needs an allocated checkpoint stack and ids. */
+static inline __attribute__((always_inline)) void tm_outer_init(tm_tx *tx, uint32_t prop)
+{
+    tx->n_cps = 1;
+    tx->prop = prop;
+    tx->retries = 0;
+    tx->nesting = 1;
+    tx->eh_saved = false;
+    tx->id = tx->id_next++;
+}
+
 /* The general outermost begin (first transaction of a descriptor, id block exhausted, or any
  * transaction that cannot take the biased fast path). */
 static __attribute__((noinline)) uint32_t tm_begin_outer_general(uint32_t prop, tm_tx *tx)
@@ -126,12 +138,7 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_general(uint32_t prop, 
     }
     if (TM_UNLIKELY(tx->id_next == tx->id_end))
         tm_tx_assign_ids(tx);
-    tx->n_cps = 1;
-    tx->prop = prop;
-    tx->retries = 0;
-    tx->nesting = 1;
-    tx->eh_saved = false;
-    tx->id = tx->id_next++;
+    tm_outer_init(tx, prop);
     tx->irrevocable_cps = 0;
     return tm_attempt_start(tx) | a_saveLiveVariables;
 }
@@ -149,12 +156,7 @@ uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
                         (pr_hasNoAbort | pr_uninstrumentedCode) ||
                     !tm_bias_try_enter(tx)))
         return tm_begin_outer_general(prop, tx);
-    tx->n_cps = 1;
-    tx->prop = prop;
-    tx->retries = 0;
-    tx->nesting = 1;
-    tx->eh_saved = false;
-    tx->id = tx->id_next++;
+    tm_outer_init(tx, prop);
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1;
     if (TM_UNLIKELY(tm_stats_on)) {
