@@ -22,17 +22,20 @@ typedef struct tm_cfg_entry {
     const char *dflt;
     unsigned long min, max;      /* TM_CFG_UINT */
     const char *words[2];        /* TM_CFG_BOOL_WORDS: {true-word, false-word} */
+    uint32_t *u32;               /* TM_CFG_UINT: where the value goes */
+    bool *flag;                  /* TM_CFG_BOOL_WORDS: where the value goes */
     const char *help;
 } tm_cfg_entry;
 
 static const tm_cfg_entry tm_cfg_table[] = {
-    {"TMKIT_ALGO", TM_CFG_ALGO, NULL, 0, 0, {NULL, NULL},
+    {"TMKIT_ALGO", TM_CFG_ALGO, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
      "transaction algorithm (see `tmkit algos`)"},
-    {"TMKIT_MAX_RETRIES", TM_CFG_UINT, "64", 1, 1000000, {NULL, NULL},
-     "failed attempts before a transaction runs serially"},
-    {"TMKIT_PRIVATIZATION", TM_CFG_BOOL_WORDS, "quiesce", 0, 0, {"quiesce", "off"},
+    {"TMKIT_MAX_RETRIES", TM_CFG_UINT, "64", 1, 1000000, {NULL, NULL}, &tm_config.max_retries,
+     NULL, "failed attempts before a transaction runs serially"},
+    {"TMKIT_PRIVATIZATION", TM_CFG_BOOL_WORDS, "quiesce", 0, 0, {"quiesce", "off"}, NULL,
+     &tm_config.privatization,
      "privatization safety: writers wait for concurrent transactions (quiesce) or not (off)"},
-    {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL, NULL},
+    {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
      "per-site statistics at exit: a JSON file path, or - for a table on stderr"},
 };
 #define TM_CFG_N (sizeof tm_cfg_table / sizeof tm_cfg_table[0])
@@ -79,8 +82,7 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
         snprintf(valid, sizeof valid, "an integer from %lu to %lu", e->min, e->max);
         if (errno || end == v || *end || *v == '-' || *v == '+' || x < e->min || x > e->max)
             tm_cfg_fail("%s='%s' is out of range or not a number", e->name, v, valid);
-        if (strcmp(e->name, "TMKIT_MAX_RETRIES") == 0)
-            tm_config.max_retries = (uint32_t)x;
+        *e->u32 = (uint32_t)x;
         return;
     }
     case TM_CFG_BOOL_WORDS: {
@@ -94,8 +96,7 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
             snprintf(valid, sizeof valid, "%s, %s", e->words[0], e->words[1]);
             tm_cfg_fail("%s='%s' is not valid", e->name, v, valid);
         }
-        if (strcmp(e->name, "TMKIT_PRIVATIZATION") == 0)
-            tm_config.privatization = on;
+        *e->flag = on;
         return;
     }
     case TM_CFG_STATS:
