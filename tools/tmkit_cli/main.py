@@ -56,7 +56,29 @@ def cmd_bench(args, root):
     return bench.run(root, args, args.argv)
 
 
+# Sub-commands that parse their own arguments: name -> (module, one-line help). Each module has
+# run(argv, root) -> exit status, and owns its options (so `tmkit X --help` is the module's).
+RAW = {
+    "report": ("tmkit_cli.report", "per-site profile table, HTML page, or a comparison of two profiles"),
+    "stat": ("tmkit_cli.stat", "live per-site view of a shared-memory profile (TMKIT_STATS_SHM)"),
+    "advise": ("tmkit_cli.advise.main", "find critical sections that can become transactions"),
+}
+# `tmkit bench SUITE` for suites with their own runner (not part of `tmkit bench all`).
+RAW_BENCH = {
+    "webcache": "tmkit_cli.bench_webcache",
+}
+
+
+def _raw(module, argv, root):
+    import importlib
+    return importlib.import_module(module).run(argv, root)
+
+
 def main(argv, root):
+    if argv and argv[0] in RAW:
+        return _raw(RAW[argv[0]][0], argv[1:], root)
+    if len(argv) >= 2 and argv[0] == "bench" and argv[1] in RAW_BENCH:
+        return _raw(RAW_BENCH[argv[1]], argv[2:], root)
     p = argparse.ArgumentParser(prog="tmkit", description=__doc__)
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
     sub.required = True
@@ -72,15 +94,15 @@ def main(argv, root):
     r.add_argument("command", nargs=argparse.REMAINDER, help="PROG [ARGS...]")
     r.set_defaults(fn=cmd_run)
 
-    rp = sub.add_parser("report", help="per-site profile table, sites as function (file:line)")
-    rp.add_argument("profiles", nargs="+", metavar="PROFILE.json")
-    rp.set_defaults(fn=lambda a, root: __import__("tmkit_cli.report", fromlist=["run"]).run(a.profiles))
+    for name, (_, text) in RAW.items():   # listed for --help; dispatched above
+        sub.add_parser(name, help=text, add_help=False)
 
     d = sub.add_parser("demo", help="the default evaluation (see README)")
     d.set_defaults(fn=cmd_demo)
 
     b = sub.add_parser("bench", help="the benchmark suite: tmkit vs libitm vs a mutex (bench/README.md)")
-    b.add_argument("suites", nargs="*", metavar="SUITE", help="micro, ds, bank, lru or all (default all)")
+    b.add_argument("suites", nargs="*", metavar="SUITE", help="micro, ds, bank, lru or all (default all); "
+                   "`tmkit bench webcache --help` for the web-cache experiment")
     b.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
     b.add_argument("--repeats", type=int, help="timed runs per configuration (default 5; --quick 1)")
     b.add_argument("--seconds", type=float, help="length of one timed run (default 0.3; --quick 0.05)")

@@ -71,8 +71,12 @@ def rows(prof):
     return out
 
 
-def run(paths):
-    for path in paths:
+def run(argv, root=None):
+    import argparse
+    ap = argparse.ArgumentParser(prog="tmkit report", description=__doc__)
+    ap.add_argument("profiles", nargs="+", metavar="PROFILE.json")
+    args = ap.parse_args(argv)
+    for path in args.profiles:
         prof = load(path)
         print(f"{path}: {prof.get('program')} (pid {prof.get('pid')}, algorithm "
               f"{prof.get('algorithm')}, {len(prof['sites'])} sites)")
