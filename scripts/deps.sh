@@ -9,6 +9,11 @@ command -v gcc    >/dev/null 2>&1 || need="$need gcc"
 command -v g++    >/dev/null 2>&1 || need="$need g++"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
+command -v man2html >/dev/null 2>&1 || need="$need man2html"      # webcache backend
+command -v wrk    >/dev/null 2>&1 || need="$need wrk"             # webcache cross-check client
+command -v siege  >/dev/null 2>&1 || need="$need siege"
+[ -e /usr/share/man/man3/printf.3.gz ] || need="$need manpages manpages-dev"  # webcache pages
+ls -d /usr/lib/llvm-*/lib/clang/*/include >/dev/null 2>&1 || need="$need libclang-common-14-dev"  # advise: clang headers
 [ -e "$(gcc -print-file-name=libitm.so.1 2>/dev/null)" ] || need="$need libitm1"
 [ -e "$(gcc -print-file-name=libitm.so 2>/dev/null)" ] || need="$need libgcc-12-dev"
 if [ -n "$need" ]; then

@@ -7,7 +7,8 @@ set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV=$ROOT/.venv
 PY=${PYTHON:-python3}
-PINS="matplotlib==3.9.2"
+PINS="matplotlib==3.9.2 libclang==18.1.1"
+CHECK="import matplotlib, clang.cindex"
 
 if [ ! -x "$VENV/bin/python" ]; then
     echo "venv: creating $VENV" >&2
@@ -16,11 +17,11 @@ if [ ! -x "$VENV/bin/python" ]; then
         exit 1
     }
 fi
-if ! "$VENV/bin/python" -c "import matplotlib" >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c "$CHECK" >/dev/null 2>&1; then
     echo "venv: installing $PINS" >&2
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check $PINS >&2 || {
         echo "venv: could not install $PINS" >&2
         exit 1
     }
 fi
-"$VENV/bin/python" -c "import matplotlib" >/dev/null 2>&1
+"$VENV/bin/python" -c "$CHECK" >/dev/null 2>&1
