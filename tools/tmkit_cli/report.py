@@ -1,93 +1,277 @@
-"""`tmkit report PROFILE.json`: the per-site profile as a table, sites mapped to
-function (file:line) with the objects' debug information (addr2line), sorted by wasted work."""
+"""`tmkit report PROFILE.json...`: per-site transaction profiles (TMKIT_STATS, docs/stats.md) as a
+table, sites mapped to function (file:line) with the objects' debug information (addr2line) and
+sorted by wasted time; --merge sums the profiles of one run (PATH and PATH.<pid> of forked
+children), --compare puts two profiles side by side, --html writes one self-contained page."""
+import argparse
+import glob
 import json
 import os
 import subprocess
 import sys
 
+VERSION = 1
 REASONS = ["abort_read_conflict", "abort_write_conflict", "abort_validation", "abort_cancel",
            "abort_retry", "abort_serial"]
+BUCKETS = ["0", "1", "2-3", "4-7", "8-15", "16-31", "32-63", "64+"]
 
 
-def _symbolize(requests):
-    """{(object, offset)} -> {(object, offset): "function (file:line)"}, one addr2line per object."""
-    by_obj, out = {}, {}
-    for obj, off in requests:
-        by_obj.setdefault(obj, []).append(off)
-    for obj, offs in by_obj.items():
-        if not os.path.exists(obj):
-            continue
-        try:
-            res = subprocess.run(["addr2line", "-f", "-C", "-e", obj] + offs,
-                                 capture_output=True, text=True, check=True).stdout.splitlines()
-        except (OSError, subprocess.CalledProcessError):
-            continue
-        for i, off in enumerate(offs):
-            func, loc = (res[2 * i], res[2 * i + 1]) if 2 * i + 1 < len(res) else ("??", "??")
-            loc = loc.split(" (discriminator")[0]
-            out[(obj, off)] = f"{func} ({os.path.basename(loc.split(':')[0])}:{loc.rsplit(':', 1)[-1]})" \
-                if loc != "??:0" else f"{os.path.basename(obj)}+{off}"
-    return out
+class ProfileError(Exception):
+    """A profile that this tool cannot read (message says which and why)."""
+
+
+class Symbolizer:
+    """(object, offset) -> "function (file:line)", one addr2line per object, results cached (the
+    live view asks again at every refresh)."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def names(self, requests):
+        by_obj = {}
+        for obj, off in set(requests) - set(self.cache):
+            by_obj.setdefault(obj, []).append(off)
+        for obj, offs in by_obj.items():
+            res = []
+            if os.path.exists(obj):
+                try:
+                    res = subprocess.run(["addr2line", "-f", "-C", "-e", obj] + offs,
+                                         capture_output=True, text=True, check=True).stdout.splitlines()
+                except (OSError, subprocess.CalledProcessError):
+                    pass
+            for i, off in enumerate(offs):
+                func, loc = (res[2 * i], res[2 * i + 1]) if 2 * i + 1 < len(res) else ("??", "??:0")
+                loc = loc.split(" (discriminator")[0]
+                self.cache[(obj, off)] = f"{os.path.basename(obj)}+{off}" if loc.startswith("??") else \
+                    f"{func} ({os.path.basename(loc.split(':')[0])}:{loc.rsplit(':', 1)[-1]})"
+        return self.cache
+
+    def site_names(self, sites):
+        """Adds "name" and "irrevocable_name" to every site."""
+        req = [(s[k + "_object"], s[k + "_offset"]) for s in sites for k in ("site", "irrevocable_call")
+               if k + "_object" in s]
+        names = self.names(req)
+        for s in sites:
+            s["name"] = "(other sites)" if s["site"] == "0x1" else \
+                names.get((s.get("site_object"), s.get("site_offset")), s["site"])
+            s["irrevocable_name"] = names.get((s.get("irrevocable_call_object"),
+                                               s.get("irrevocable_call_offset")), "")
+
+
+def _int(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def validate(prof, what):
+    """Checks the version-1 schema; returns prof or raises ProfileError naming `what`."""
+    if not isinstance(prof, dict):
+        raise ProfileError(f"{what}: not a profile (a JSON object is expected)")
+    if prof.get("tmkit_stats_version") != VERSION:
+        raise ProfileError(f"{what}: unsupported profile version {prof.get('tmkit_stats_version')!r} "
+                           f"(this tool reads version {VERSION})")
+    counters, sites = prof.get("counters"), prof.get("sites")
+    if not isinstance(counters, list) or not all(isinstance(c, str) for c in counters) \
+            or not {"starts", "commits"} <= set(counters):
+        raise ProfileError(f"{what}: malformed profile: 'counters' must list the counter names")
+    if not isinstance(sites, list):
+        raise ProfileError(f"{what}: malformed profile: 'sites' must be a list")
+    if not isinstance(prof.get("tsc_hz", 0), (int, float)):
+        raise ProfileError(f"{what}: malformed profile: 'tsc_hz' is not a number")
+    for i, s in enumerate(sites):
+        bad = "not an object" if not isinstance(s, dict) else \
+            "no 'site' address" if not isinstance(s.get("site"), str) else \
+            next((f"counter '{c}' is {s.get(c)!r}" for c in counters if not _int(s.get(c))), None) or \
+            ("bad retries_histogram" if not isinstance(s.get("retries_histogram", []), list)
+             or not all(_int(n) for n in s.get("retries_histogram", [])) else None)
+        if bad:
+            raise ProfileError(f"{what}: malformed profile: site {i}: {bad}")
+    return prof
+
+
+def parse(text, what):
+    try:
+        prof = json.loads(text)
+    except ValueError as e:
+        raise ProfileError(f"{what}: not valid JSON: {e}")
+    return validate(prof, what)
 
 
 def load(path):
     try:
         with open(path) as f:
-            prof = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"tmkit report: cannot read {path}: {e}")
-    if prof.get("tmkit_stats_version") != 1:
-        sys.exit(f"tmkit report: {path}: unsupported profile version "
-                 f"{prof.get('tmkit_stats_version')!r} (this tool reads version 1)")
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ProfileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}")
+    prof = parse(text, path)
+    prof["path"] = path
     return prof
 
 
-def rows(prof):
-    req = set()
-    for s in prof["sites"]:
-        for key in ("site", "irrevocable_call"):
-            if key + "_object" in s:
-                req.add((s[key + "_object"], s[key + "_offset"]))
-    names = _symbolize(req)
-    hz = prof.get("tsc_hz") or 0
-    out = []
-    for s in prof["sites"]:
-        aborts = sum(s.get(r, 0) for r in REASONS)
-        name = names.get((s.get("site_object"), s.get("site_offset")), s["site"])
-        if s["site"] == "0x1":
-            name = "(other sites)"
-        top = sorted(((s.get(r, 0), r[6:]) for r in REASONS if s.get(r, 0)), reverse=True)[:2]
-        irrev = names.get((s.get("irrevocable_call_object"), s.get("irrevocable_call_offset")), "")
-        out.append({
-            "site": name, "starts": s["starts"], "commits": s["commits"], "aborts": aborts,
-            "abort_rate": aborts / s["starts"] if s["starts"] else 0.0,
-            "top": ", ".join(f"{r} {n}" for n, r in top),
-            "serial": s.get("serial_attempts", 0) + s.get("irrevocable_switches", 0),
-            "irrevocable_call": irrev,
-            "wasted_ms": s.get("cycles_aborted", 0) / hz * 1e3 if hz else 0.0,
-            "inside_ms": s.get("cycles_committed", 0) / hz * 1e3 if hz else 0.0,
-        })
+def site_key(s):
+    return (s["site_object"], s["site_offset"]) if "site_object" in s else ("", s["site"])
+
+
+def add_site(acc, s, counters, scale=1.0):
+    """Sums site s into acc: counters added (*_max: the larger), cycles scaled to acc's clock; the
+    serializing call kept from the part that switched most often."""
+    for c in counters:
+        v = s.get(c, 0)
+        if c.endswith("_max"):
+            acc[c] = max(acc.get(c, 0), v)
+        else:
+            acc[c] = acc.get(c, 0) + (round(v * scale) if c.startswith("cycles_") else v)
+    a, b = acc.get("retries_histogram", []), s.get("retries_histogram", [])
+    acc["retries_histogram"] = [x + y for x, y in zip(a + [0] * (len(b) - len(a)), b + [0] * (len(a) - len(b)))]
+    if "irrevocable_call" in s and s.get("irrevocable_switches", 0) >= acc.get("_irrev_weight", -1):
+        acc["_irrev_weight"] = s.get("irrevocable_switches", 0)
+        for k in ("irrevocable_call", "irrevocable_call_object", "irrevocable_call_offset"):
+            if k in s:
+                acc[k] = s[k]
+
+
+def merge(profs):
+    """One profile summing the sites of several (same site object + offset)."""
+    first = profs[0]
+    counters = list(first["counters"])
+    for p in profs[1:]:
+        counters += [c for c in p["counters"] if c not in counters]
+    hz = first.get("tsc_hz") or 0
+    by = {}
+    for p in profs:
+        scale = hz / p["tsc_hz"] if hz and p.get("tsc_hz") else 1.0
+        for s in p["sites"]:
+            acc = by.setdefault(site_key(s), {k: v for k, v in s.items() if not _int(v) and k !=
+                                              "retries_histogram" and not k.startswith("irrevocable")})
+            add_site(acc, s, counters, scale)
+    programs = sorted({str(p.get("program")) for p in profs})
+    return {"tmkit_stats_version": VERSION, "pid": ", ".join(str(p.get("pid")) for p in profs),
+            "program": ", ".join(programs), "algorithm": ", ".join(sorted({str(p.get("algorithm"))
+                                                                           for p in profs})),
+            "tsc_hz": hz, "counters": counters, "sites": list(by.values()),
+            "path": "merged " + " + ".join(p["path"] for p in profs), "merged": profs}
+
+
+def row(s, hz):
+    """The derived figures of one (named) site."""
+    aborts = sum(s.get(r, 0) for r in REASONS)
+    starts, commits, hist = s["starts"], s["commits"], s.get("retries_histogram") or []
+    top = sorted(((s.get(r, 0), r[6:]) for r in REASONS if s.get(r, 0)), reverse=True)[:2]
+    inside = s.get("cycles_committed", 0) / hz * 1e3 if hz else 0.0
+    wasted = s.get("cycles_aborted", 0) / hz * 1e3 if hz else 0.0
+    return {
+        "site": s.get("name", s["site"]), "starts": starts, "commits": commits, "aborts": aborts,
+        "abort_rate": aborts / starts if starts else 0.0, "reasons": {r[6:]: s.get(r, 0) for r in REASONS},
+        "top": ", ".join(f"{r} {n}" for n, r in top),
+        "serial": s.get("serial_attempts", 0) + s.get("irrevocable_switches", 0),
+        "irrevocable_call": s.get("irrevocable_name", ""),
+        "retried": 1 - hist[0] / commits if commits and hist else 0.0,
+        "max_retries": next((BUCKETS[i] for i in range(len(hist) - 1, -1, -1) if hist[i]), "-")
+        if len(hist) <= len(BUCKETS) else "?", "histogram": hist,
+        "read": (s.get("read_set_sum", 0) / commits if commits else 0.0, s.get("read_set_max", 0)),
+        "write": (s.get("write_set_sum", 0) / commits if commits else 0.0, s.get("write_set_max", 0)),
+        "inside_ms": inside, "wasted_ms": wasted,
+        "lost": wasted / (inside + wasted) if inside + wasted else 0.0,
+    }
+
+
+def rows(prof, sym=None):
+    (sym or Symbolizer()).site_names(prof["sites"])
+    out = [row(s, prof.get("tsc_hz") or 0) for s in prof["sites"]]
     out.sort(key=lambda r: (r["wasted_ms"], r["aborts"], r["starts"]), reverse=True)
     return out
 
 
+def total(prof, label):
+    """The sum of all sites as one row named label."""
+    acc = {"site": "total", "name": label}
+    for s in prof["sites"]:
+        add_site(acc, s, prof["counters"])
+    acc.setdefault("starts", 0), acc.setdefault("commits", 0)
+    return row(acc, prof.get("tsc_hz") or 0)
+
+
+HEADER = (f"{'site':<40} {'starts':>9} {'commits':>9} {'abort%':>7} {'retried':>7} {'max':>5} "
+          f"{'read avg/max':>13} {'write avg/max':>13} {'ms in':>9} {'ms lost':>8} {'lost%':>6} "
+          f"{'serial':>7}  top aborts / serializing call")
+
+
+def line(r):
+    extra = r["top"]
+    if r["irrevocable_call"]:
+        extra = (extra + "; " if extra else "") + "serialized by " + r["irrevocable_call"]
+    rd, wr = (f"{m:.1f}/{x}" for m, x in (r["read"], r["write"]))
+    return (f"{r['site'][:40]:<40} {r['starts']:>9} {r['commits']:>9} {100 * r['abort_rate']:>6.1f}% "
+            f"{100 * r['retried']:>6.1f}% {r['max_retries']:>5} {rd:>13} {wr:>13} {r['inside_ms']:>9.2f} "
+            f"{r['wasted_ms']:>8.2f} {100 * r['lost']:>5.1f}% {r['serial']:>7}  {extra}").rstrip()
+
+
+def describe(prof):
+    return (f"{prof['path']}: {prof.get('program')} (pid {prof.get('pid')}, algorithm "
+            f"{prof.get('algorithm')}, {len(prof['sites'])} sites)")
+
+
+def section(prof, sym):
+    """What the table and the page show for one (possibly merged) profile."""
+    procs = [total(p, f"pid {p.get('pid')} ({os.path.basename(str(p.get('program')))})")
+             for p in prof.get("merged", [prof])]
+    return {"title": describe(prof), "rows": rows(prof, sym), "processes": procs,
+            "total": total(prof, "total")}
+
+
+def print_section(sec):
+    print(sec["title"])
+    print(HEADER)
+    for r in sec["rows"]:
+        print(line(r))
+    print("-" * 40)
+    for t in sec["processes"] if len(sec["processes"]) > 1 else []:
+        print(line(t))
+    print(line(sec["total"]))
+    print()
+
+
+def with_children(paths):
+    """PATH plus the PATH.<pid> profiles that forked children wrote beside it, each file once."""
+    out, seen = [], set()
+    for p in paths:
+        kids = [q for q in glob.glob(glob.escape(p) + ".*") if q.rsplit(".", 1)[1].isdigit()]
+        for q in [p] + sorted(kids, key=lambda q: int(q.rsplit(".", 1)[1])):
+            if os.path.realpath(q) not in seen:
+                seen.add(os.path.realpath(q))
+                out.append(q)
+    return out
+
+
 def run(argv, root=None):
-    import argparse
     ap = argparse.ArgumentParser(prog="tmkit report", description=__doc__)
     ap.add_argument("profiles", nargs="+", metavar="PROFILE.json")
+    ap.add_argument("--merge", action="store_true",
+                    help="sum the profiles (and each PROFILE.json.<pid> beside them) into one table")
+    ap.add_argument("--compare", action="store_true",
+                    help="compare two profiles: sites matched by function (file:line), changes shown")
+    ap.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page with plots")
+    ap.add_argument("--no-plots", action="store_true", help="with --html: a page without the plots")
     args = ap.parse_args(argv)
-    for path in args.profiles:
-        prof = load(path)
-        print(f"{path}: {prof.get('program')} (pid {prof.get('pid')}, algorithm "
-              f"{prof.get('algorithm')}, {len(prof['sites'])} sites)")
-        print(f"{'site':<44} {'starts':>9} {'commits':>9} {'abort%':>7} {'ms in':>8} "
-              f"{'ms lost':>8} {'serial':>7}  top aborts / serializing call")
-        for r in rows(prof):
-            extra = r["top"]
-            if r["irrevocable_call"]:
-                extra = (extra + "; " if extra else "") + "serialized by " + r["irrevocable_call"]
-            print(f"{r['site'][:44]:<44} {r['starts']:>9} {r['commits']:>9} "
-                  f"{100 * r['abort_rate']:>6.1f}% {r['inside_ms']:>8.2f} {r['wasted_ms']:>8.2f} "
-                  f"{r['serial']:>7}  {extra}")
-        print()
+    if args.compare and args.merge:
+        ap.error("--compare and --merge cannot be combined")
+    if args.compare and len(args.profiles) != 2:
+        ap.error(f"--compare needs exactly two profiles ({len(args.profiles)} given)")
+    sym = Symbolizer()
+    try:
+        profs = [load(p) for p in (with_children(args.profiles) if args.merge else args.profiles)]
+    except ProfileError as e:
+        print(f"tmkit report: {e}", file=sys.stderr)
+        return 1
+    if args.compare:
+        from . import report_compare
+        result = report_compare.compare(profs[0], profs[1], sym)
+        report_compare.print_compare(result)
+        page = {"compare": result}
+    else:
+        sections = [section(p, sym) for p in ([merge(profs)] if args.merge else profs)]
+        for sec in sections:
+            print_section(sec)
+        page = {"sections": sections}
+    if args.html:
+        from . import report_html
+        return report_html.write(args.html, page, root, plots=not args.no_plots)
     return 0
