@@ -261,16 +261,21 @@ def run(argv, root=None):
     except ProfileError as e:
         print(f"tmkit report: {e}", file=sys.stderr)
         return 1
-    if args.compare:
-        from . import report_compare
-        result = report_compare.compare(profs[0], profs[1], sym)
-        report_compare.print_compare(result)
-        page = {"compare": result}
-    else:
-        sections = [section(p, sym) for p in ([merge(profs)] if args.merge else profs)]
-        for sec in sections:
-            print_section(sec)
-        page = {"sections": sections}
+    try:
+        if args.compare:
+            from . import report_compare
+            result = report_compare.compare(profs[0], profs[1], sym)
+            report_compare.print_compare(result)
+            page = {"compare": result}
+        else:
+            sections = [section(p, sym) for p in ([merge(profs)] if args.merge else profs)]
+            for sec in sections:
+                print_section(sec)
+            page = {"sections": sections}
+        sys.stdout.flush()
+    except BrokenPipeError:   # `tmkit report ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     if args.html:
         from . import report_html
         return report_html.write(args.html, page, root, plots=not args.no_plots)
