@@ -14,7 +14,8 @@
 
 tm_config_t tm_config;
 
-typedef enum { TM_CFG_ALGO, TM_CFG_UINT, TM_CFG_BOOL_WORDS, TM_CFG_STATS } tm_cfg_type;
+typedef enum { TM_CFG_ALGO, TM_CFG_UINT, TM_CFG_BOOL_WORDS, TM_CFG_STATS,
+               TM_CFG_STATS_SHM } tm_cfg_type;
 
 typedef struct tm_cfg_entry {
     const char *name;
@@ -37,6 +38,8 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "privatization safety: writers wait for concurrent transactions (quiesce) or not (off)"},
     {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
      "per-site statistics at exit: a JSON file path, or - for a table on stderr"},
+    {"TMKIT_STATS_SHM", TM_CFG_STATS_SHM, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
+     "live per-site statistics in shared memory /dev/shm/tmkit.NAME, summed over processes"},
 };
 #define TM_CFG_N (sizeof tm_cfg_table / sizeof tm_cfg_table[0])
 
@@ -106,6 +109,21 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
             tm_cfg_fail("%s='%s' is empty", e->name, value, "a file path for JSON, or - for a table");
         tm_stats_configure(value);
         return;
+    case TM_CFG_STATS_SHM: {
+        if (!value)
+            return;
+        size_t len = strlen(value);
+        bool ok = len > 0 && len <= 64 && strcmp(value, ".") != 0 && strcmp(value, "..") != 0;
+        for (const char *c = value; ok && *c; c++)
+            ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                 *c == '.' || *c == '_' || *c == '-';
+        if (!ok)
+            tm_cfg_fail("%s='%s' is not a valid segment name", e->name, value,
+                        "1 to 64 characters from A-Z a-z 0-9 . _ -");
+        tm_stats_shm_configure(value);
+        tm_stats_configure(NULL);
+        return;
+    }
     }
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tx.h"
+#include "../stats/stats.h"
 
 static _Atomic uint32_t tm_serial_word;
 static bool tm_fork_took_lock;
@@ -60,7 +61,10 @@ void tm_reader_enter(tm_tx *tx)
             return;
         }
         atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+        uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
         tm_serial_wait_free();
+        if (w0)
+            tm_stats_wait(tx, TM_STAT_cycles_serial_wait, tm_stats_now() - w0);
     }
 }
 
@@ -142,14 +146,20 @@ void tm_serial_release(tm_tx *tx)
 
 void tm_quiesce(tm_tx *self, uint64_t ts)
 {
+    uint64_t w0 = 0; /* timed only when some transaction makes us wait */
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
         /* acquire: pairs with the release stores of shared_ts (validation, reader exit), so
          * once we pass, that transaction no longer uses pre-ts state. */
-        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts; i++)
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts; i++) {
+            if (TM_UNLIKELY(tm_stats_on) && !w0)
+                w0 = tm_stats_now();
             tm_cpu_relax(i);
+        }
     }
+    if (w0)
+        tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
 }
 
 void tm_serial_fork_prepare(void)

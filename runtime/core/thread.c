@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tx.h"
+#include "../stats/stats.h"
 
 __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec")));
 
@@ -165,6 +166,7 @@ static void tm_fork_child(void)
     }
     tm_serial_fork_child(tm_cur);
     tm_bias_fork_child(tm_cur);
+    tm_stats_fork_child();
 }
 
 __attribute__((constructor)) static void tm_thread_init(void)

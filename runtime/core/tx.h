@@ -120,6 +120,7 @@ struct tm_tx {
     uint64_t stats_t0;             /* TSC at the start of the running attempt (0: not timed) */
     struct tm_site *stats_last;    /* site of the previous attempt (lookup cache) */
     uint32_t stats_tick;           /* attempts counted, for time sampling */
+    uint64_t stats_wait;           /* serial-lock wait cycles not yet given to a site */
     tm_rset rset;
     tm_wset wset;
     tm_undo undo;   /* memory (write-through and serial modes) */

@@ -1,19 +1,15 @@
 /* Collection of per-site statistics: each descriptor owns a table of sites (open addressing on
  * the site address); tables are never freed (a recycled descriptor keeps counting into its
- * table), so the report can read them at exit whatever threads have done. */
+ * table), so the report can read them at exit whatever threads have done. With TMKIT_STATS_SHM
+ * the tables are blocks of the shared segment (stats_shm.c), and each site also records its
+ * (object, offset) key, so other processes and the reader can merge it. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
-
-#define TM_SITES 256 /* per table; sites beyond are counted under pc 1 ("other sites") */
-
-typedef struct tm_site_table {
-    tm_site site[TM_SITES];
-    tm_site other;
-    struct tm_site_table *next;
-} tm_site_table;
 
 bool tm_stats_on;
 static tm_site_table *tm_stats_tables; /* guarded by tm_stats_lock */
@@ -23,12 +19,12 @@ static pthread_mutex_t tm_stats_lock = PTHREAD_MUTEX_INITIALIZER;
  * TSC read costs ~20 ns in some virtual machines, more than a whole small transaction). */
 #define TM_STATS_SAMPLE 16
 
-static inline uint64_t tm_stats_now(void) { return __builtin_ia32_rdtsc(); }
-
 static tm_site_table *tm_stats_table(tm_tx *tx)
 {
     if (TM_UNLIKELY(!tx->stats)) {
-        tm_site_table *t = calloc(1, sizeof *t);
+        tm_site_table *t = tm_stats_shm_on ? tm_stats_shm_table() : NULL;
+        if (!t) /* private mode, or every shared block is taken: count privately */
+            t = calloc(1, sizeof *t);
         if (!t)
             tm_fatal("out of memory allocating a statistics table");
         t->other.pc = 1;
@@ -41,6 +37,18 @@ static tm_site_table *tm_stats_table(tm_tx *tx)
     return tx->stats;
 }
 
+/* The cross-process key of a code address: the containing object and the offset in it. */
+static void tm_stats_key(uintptr_t pc, uint32_t *obj, uint64_t *off)
+{
+    Dl_info info;
+    *obj = TM_STATS_NO_OBJ;
+    *off = pc;
+    if (pc > 1 && dladdr((void *)pc, &info) && info.dli_fname) {
+        *obj = tm_stats_shm_object(info.dli_fname);
+        *off = pc - (uintptr_t)info.dli_fbase;
+    }
+}
+
 static tm_site *tm_stats_site(tm_tx *tx, uintptr_t pc)
 {
     tm_site_table *t = tm_stats_table(tx);
@@ -49,7 +57,10 @@ static tm_site *tm_stats_site(tm_tx *tx, uintptr_t pc)
         if (t->site[h].pc == pc)
             return &t->site[h];
         if (t->site[h].pc == 0) {
-            t->site[h].pc = pc; /* read by the report possibly concurrently: it copes */
+            if (t->shared)
+                tm_stats_key(pc, &t->site[h].obj, &t->site[h].off);
+            /* release: a reader of the shared segment that sees pc sees the key. */
+            __atomic_store_n(&t->site[h].pc, pc, __ATOMIC_RELEASE);
             return &t->site[h];
         }
     }
@@ -66,6 +77,10 @@ void tm_stats_attempt(tm_tx *tx, bool serial)
     s->c[TM_STAT_starts]++;
     if (serial)
         s->c[TM_STAT_serial_attempts]++;
+    if (TM_UNLIKELY(tx->stats_wait)) {
+        s->c[TM_STAT_cycles_serial_wait] += tx->stats_wait;
+        tx->stats_wait = 0;
+    }
     tx->stats_t0 = (++tx->stats_tick % TM_STATS_SAMPLE) == 0 ? tm_stats_now() : 0;
 }
 
@@ -119,7 +134,47 @@ void tm_stats_irrevocable(tm_tx *tx, uintptr_t caller_pc)
     if (!s)
         return;
     s->c[TM_STAT_irrevocable_switches]++;
-    s->irrev_pc = caller_pc;
+    if (s->irrev_pc != caller_pc) {
+        if (tx->stats->shared)
+            tm_stats_key(caller_pc, &s->irrev_obj, &s->irrev_off);
+        s->irrev_pc = caller_pc;
+    }
+}
+
+/* Waiting time: given to the running attempt's site, or kept until the next attempt starts
+ * (a wait for the serial lock happens before the attempt's site is known). */
+void tm_stats_wait(tm_tx *tx, enum tm_stat which, uint64_t cycles)
+{
+    if (tx->stats_site && which == TM_STAT_cycles_quiesce_wait)
+        tx->stats_site->c[which] += cycles;
+    else if (which == TM_STAT_cycles_serial_wait)
+        tx->stats_wait += cycles;
+}
+
+/* fork(): the child counts only its own transactions. Blocks of the shared segment belong to
+ * the parent (the child claims new ones); private tables are copies of the parent's: zeroed. */
+void tm_stats_fork_child(void)
+{
+    pthread_mutex_init(&tm_stats_lock, NULL); /* another parent thread may have held it */
+    tm_site_table **pp = &tm_stats_tables;
+    while (*pp) {
+        tm_site_table *t = *pp;
+        if (t->shared) {
+            *pp = t->next;
+            continue;
+        }
+        tm_site_table *next = t->next;
+        memset(t, 0, sizeof *t);
+        t->other.pc = 1;
+        t->next = next;
+        pp = &t->next;
+    }
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed)) {
+        if (t->stats && t->stats->shared)
+            t->stats = NULL;
+        t->stats_site = t->stats_last = NULL;
+        t->stats_wait = 0;
+    }
 }
 
 /* ---- merged view for the report (stats_report.c) ----------------------------------------- */

@@ -29,7 +29,11 @@
     X(read_set_max, "largest read set of a committed transaction")                            \
     X(write_set_max, "largest write set of a committed transaction")                          \
     X(cycles_committed, "TSC cycles inside committed attempts (sampled 1 in 16, scaled)")     \
-    X(cycles_aborted, "TSC cycles inside aborted attempts, wasted work (sampled, scaled)")
+    X(cycles_aborted, "TSC cycles inside aborted attempts, wasted work (sampled, scaled)")     \
+    X(cycles_serial_wait, "TSC cycles waiting for the serial lock (to run serially, or for "   \
+                          "an irrevocable transaction to finish before starting)")            \
+    X(cycles_quiesce_wait, "TSC cycles a committed writer waited for concurrent transactions " \
+                           "(privatization safety)")
 
 enum tm_stat {
 #define TM_STAT_ENUM(name, doc) TM_STAT_##name,
@@ -40,12 +44,28 @@ enum tm_stat {
 
 #define TM_RETRY_BUCKETS 8 /* commits after 0, 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+ aborts */
 
+/* A site's counters. pc is the key inside one process; (obj, off) is the key across processes
+ * (shared-memory mode only: obj indexes the segment's object table, off is pc minus the load
+ * address of that object), filled before pc is published. */
 typedef struct tm_site {
     uintptr_t pc;       /* 0: free slot */
     uintptr_t irrev_pc; /* the last call that made this site go irrevocable */
+    uint32_t obj, irrev_obj;
+    uint64_t off, irrev_off;
     uint64_t c[TM_STAT_N];
     uint64_t retries[TM_RETRY_BUCKETS];
 } tm_site;
+
+#define TM_SITES 256 /* per table; sites beyond are counted under pc 1 ("other sites") */
+#define TM_STATS_NO_OBJ 0xffffffffu
+
+/* One thread's counters: malloc'd, or a block of the shared-memory segment (stats_shm.c). */
+typedef struct tm_site_table {
+    tm_site site[TM_SITES];
+    tm_site other;
+    struct tm_site_table *next; /* process-local list of the tables to merge at exit */
+    bool shared;                /* lives in the shared-memory segment */
+} tm_site_table;
 
 extern bool tm_stats_on TM_HIDDEN;
 
@@ -54,5 +74,16 @@ TM_HIDDEN void tm_stats_commit(tm_tx *tx);
 TM_HIDDEN void tm_stats_abort(tm_tx *tx, tm_abort_reason why);
 TM_HIDDEN void tm_stats_irrevocable(tm_tx *tx, uintptr_t caller_pc);
 TM_HIDDEN void tm_stats_configure(const char *dest);
+TM_HIDDEN void tm_stats_wait(tm_tx *tx, enum tm_stat which, uint64_t cycles);
+TM_HIDDEN void tm_stats_fork_child(void);
+
+/* Shared-memory mode (TMKIT_STATS_SHM, stats_shm.c). */
+TM_HIDDEN void tm_stats_shm_configure(const char *name);
+TM_HIDDEN tm_site_table *tm_stats_shm_table(void);  /* NULL when none is free */
+TM_HIDDEN uint32_t tm_stats_shm_object(const char *path);
+TM_HIDDEN void tm_stats_shm_exit(void);
+extern bool tm_stats_shm_on TM_HIDDEN;
+
+static inline uint64_t tm_stats_now(void) { return __builtin_ia32_rdtsc(); }
 
 #endif

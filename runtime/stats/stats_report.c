@@ -36,11 +36,15 @@ static uint64_t tm_mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* dest: the at-exit report's destination, or NULL when only the shared segment is wanted. */
 void tm_stats_configure(const char *dest)
 {
-    if (!dest || !*dest)
+    if (dest && !*dest)
         return;
-    snprintf(tm_stats_dest, sizeof tm_stats_dest, "%s", dest);
+    if (dest)
+        snprintf(tm_stats_dest, sizeof tm_stats_dest, "%s", dest);
+    if (tm_stats_on)
+        return;
     tm_stats_tsc0 = __builtin_ia32_rdtsc();
     tm_stats_ns0 = tm_mono_ns();
     tm_stats_pid = getpid();
@@ -123,6 +127,10 @@ __attribute__((destructor)) static void tm_stats_report(void)
     if (!tm_stats_on)
         return;
     tm_stats_on = false;
+    if (tm_stats_shm_on)
+        tm_stats_shm_exit();
+    if (!tm_stats_dest[0])
+        return;
     tm_site *sites;
     size_t n = tm_stats_merge(&sites);
     uint64_t dns = tm_mono_ns() - tm_stats_ns0, dtsc = __builtin_ia32_rdtsc() - tm_stats_tsc0;

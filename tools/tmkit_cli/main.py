@@ -1,6 +1,7 @@
 """Command-line entry point: sub-command dispatch."""
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -37,6 +38,16 @@ def cmd_run(args, root):
         env["TMKIT_ALGO"] = args.algo
     if args.stats:
         env["TMKIT_STATS"] = args.stats
+    if args.live or args.live_name:
+        name = args.live_name or \
+            re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(prog[0]))[:64] or "live"
+        if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", name) or name in (".", ".."):
+            print(f"tmkit run: '{name}' is not a valid segment name "
+                  "(1 to 64 characters from A-Z a-z 0-9 . _ -)", file=sys.stderr)
+            return 2
+        env["TMKIT_STATS_SHM"] = name
+        print(f"tmkit: live profile in shared memory '{name}'; watch it with: tmkit stat {name}",
+              file=sys.stderr)
     old = env.get("LD_LIBRARY_PATH")
     env["LD_LIBRARY_PATH"] = lib + (":" + old if old else "")
     try:
@@ -91,6 +102,10 @@ def main(argv, root):
     r.add_argument("--algo", help="algorithm (see `tmkit algos`)")
     r.add_argument("--stats", metavar="FILE",
                    help="write the per-site profile at exit (JSON; - for a table on stderr)")
+    r.add_argument("--live", action="store_true",
+                   help="count into shared memory /dev/shm/tmkit.NAME (NAME: the program's name), "
+                        "summed over its processes; watch with `tmkit stat NAME`")
+    r.add_argument("--live-name", metavar="NAME", help="--live with this segment name")
     r.add_argument("command", nargs=argparse.REMAINDER, help="PROG [ARGS...]")
     r.set_defaults(fn=cmd_run)
 

@@ -1,0 +1,292 @@
+/* tmkit-shmdump: reads a shared-memory statistics segment (TMKIT_STATS_SHM, layout in shm.h)
+ * without stopping its writers, and prints one snapshot as JSON in the profile format of
+ * docs/stats.md (version 1) plus the segment's processes. `tmkit stat` polls it.
+ *
+ *   tmkit-shmdump NAME       one JSON snapshot (exit 1 if there is no such segment)
+ *   tmkit-shmdump --list     the segment names, one per line
+ *   tmkit-shmdump --rm NAME  removes a segment
+ *
+ * Counters are read with relaxed atomic loads: each is exact at some moment (aligned 64-bit
+ * words), but a snapshot is not one instant; rates computed from two snapshots are what matters.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm.h"
+
+static const char *const sd_names[TM_STAT_N] = {
+#define SD_NAME(name, doc) #name,
+    TM_STATS_COUNTERS(SD_NAME)
+#undef SD_NAME
+};
+
+typedef struct sd_site {
+    uint64_t pc, irrev_pc; /* pc 1: "other sites"; irrev_pc: nonzero when known */
+    uint32_t obj, irrev_obj;
+    uint64_t off, irrev_off;
+    uint64_t c[TM_STAT_N], retries[TM_RETRY_BUCKETS];
+} sd_site;
+
+static sd_site *sd_sites;
+static size_t sd_n, sd_cap;
+
+static uint64_t sd_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+
+static sd_site *sd_find(uint64_t pc, uint32_t obj, uint64_t off)
+{
+    bool other = pc == 1;
+    for (size_t i = 0; i < sd_n; i++)
+        if ((sd_sites[i].pc == 1) == other && (other || (sd_sites[i].obj == obj && sd_sites[i].off == off)))
+            return &sd_sites[i];
+    if (sd_n == sd_cap) {
+        sd_cap = sd_cap ? 2 * sd_cap : 64;
+        sd_sites = realloc(sd_sites, sd_cap * sizeof *sd_sites);
+        if (!sd_sites) {
+            fprintf(stderr, "tmkit-shmdump: out of memory\n");
+            exit(1);
+        }
+    }
+    sd_site *s = memset(&sd_sites[sd_n++], 0, sizeof *sd_sites);
+    s->pc = other ? 1 : 2, s->obj = obj, s->off = off;
+    return s;
+}
+
+/* Adds one table (a live block, a dead one, or the archive) into the merged sites; returns the
+ * table's starts, commits and aborts for the per-process totals. */
+static void sd_add(const tm_site_table *t, uint64_t tot[3])
+{
+    for (size_t i = 0; i <= TM_SITES; i++) {
+        const tm_site *s = i < TM_SITES ? &t->site[i] : &t->other;
+        /* acquire: pairs with the writer's release store of pc after the key. */
+        uint64_t pc = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
+        if (!pc || (pc == 1 && sd_load(&s->c[TM_STAT_starts]) == 0))
+            continue;
+        sd_site *d = sd_find(pc, s->obj, s->off);
+        for (int k = 0; k < TM_STAT_N; k++) {
+            uint64_t v = sd_load(&s->c[k]);
+            bool is_max = k == TM_STAT_read_set_max || k == TM_STAT_write_set_max;
+            d->c[k] = is_max ? (d->c[k] > v ? d->c[k] : v) : d->c[k] + v;
+        }
+        for (int k = 0; k < TM_RETRY_BUCKETS; k++)
+            d->retries[k] += sd_load(&s->retries[k]);
+        if (__atomic_load_n(&s->irrev_pc, __ATOMIC_RELAXED))
+            d->irrev_pc = 1, d->irrev_obj = s->irrev_obj, d->irrev_off = s->irrev_off;
+        tot[0] += sd_load(&s->c[TM_STAT_starts]);
+        tot[1] += sd_load(&s->c[TM_STAT_commits]);
+        for (int k = TM_STAT_abort_read_conflict; k <= TM_STAT_abort_serial; k++)
+            tot[2] += sd_load(&s->c[k]);
+    }
+}
+
+static void sd_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    putchar('"');
+}
+
+static void sd_addr(const tm_shm_segment *g, const char *key, uint32_t obj, uint64_t off)
+{
+    printf("\"%s\": \"0x%llx\"", key, (unsigned long long)off);
+    if (obj < atomic_load_explicit(&g->n_objects, memory_order_acquire)) {
+        printf(", \"%s_object\": ", key);
+        sd_str(g->objects[obj]);
+        printf(", \"%s_offset\": \"0x%llx\"", key, (unsigned long long)off);
+    }
+}
+
+static uint64_t sd_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    unsigned long long v = 0;
+    int field = 2;
+    for (char *tok = p ? strtok(p + 1, " ") : NULL; tok; tok = strtok(NULL, " "))
+        if (++field == 22) {
+            v = strtoull(tok, NULL, 10);
+            break;
+        }
+    return v;
+}
+
+static double sd_tsc_hz(void)
+{
+    struct timespec a, b, d = {0, 20 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t t0 = __builtin_ia32_rdtsc();
+    nanosleep(&d, NULL);
+    uint64_t t1 = __builtin_ia32_rdtsc();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+    return ns > 0 ? (t1 - t0) * 1e9 / ns : 0;
+}
+
+static int sd_dump(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/dev/shm/tmkit.%s", name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(stderr, "tmkit-shmdump: no segment '%s' (%s): %s\n", name, path, strerror(errno));
+        return 1;
+    }
+    if ((size_t)st.st_size != sizeof(tm_shm_segment)) {
+        fprintf(stderr, "tmkit-shmdump: %s: not a tmkit statistics segment of this version\n", path);
+        return 1;
+    }
+    const tm_shm_segment *g = mmap(NULL, sizeof *g, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (g == MAP_FAILED || __atomic_load_n(&g->magic, __ATOMIC_ACQUIRE) != TM_SHM_MAGIC ||
+        g->version != TM_SHM_VERSION || g->ncounters != TM_STAT_N) {
+        fprintf(stderr, "tmkit-shmdump: %s: not a tmkit statistics segment of this version\n", path);
+        return 1;
+    }
+    printf("{\n  \"tmkit_stats_version\": 1,\n  \"segment\": ");
+    sd_str(name);
+    printf(",\n  \"generation\": %llu,\n  \"tsc_hz\": %.0f,\n  \"overflow_threads\": %u,\n",
+           (unsigned long long)g->generation, sd_tsc_hz(), atomic_load(&g->overflow));
+    printf("  \"processes\": [");
+    const char *program = "", *algo = "";
+    int nproc = 0;
+    for (int i = -1; i < TM_SHM_BLOCKS; i++) {
+        const tm_shm_block *b = i < 0 ? &g->archive : &g->block[i];
+        pid_t pid = i < 0 ? 0 : atomic_load_explicit(&b->owner, memory_order_acquire);
+        if (i >= 0 && pid == 0)
+            continue;
+        bool first = true; /* one entry per process: its first block gathers its others */
+        for (int j = 0; j < i && first; j++)
+            first = !(atomic_load(&g->block[j].owner) == pid && g->block[j].owner_start == b->owner_start);
+        if (!first)
+            continue;
+        uint64_t tot[3] = {0, 0, 0};
+        int threads = 0;
+        for (int j = i; j < TM_SHM_BLOCKS; j++) {
+            const tm_shm_block *c = j < 0 ? &g->archive : &g->block[j];
+            if (j >= 0 && (atomic_load(&c->owner) != pid || c->owner_start != b->owner_start))
+                continue;
+            sd_add(&c->table, tot);
+            threads++;
+            if (j < 0)
+                break;
+        }
+        if (i < 0 && tot[0] == 0)
+            continue;
+        bool alive = i >= 0 && atomic_load(&b->state) == TM_SHM_LIVE &&
+                     !(kill(pid, 0) != 0 && errno == ESRCH) && sd_start_time(pid) == b->owner_start;
+        printf("%s\n    {\"pid\": %d, \"alive\": %s, \"state\": \"%s\", \"program\": ", nproc++ ? "," : "",
+               (int)pid, alive ? "true" : "false",
+               i < 0 ? "archived" : alive ? "live" : b->state == TM_SHM_EXITED ? "exited" : "died");
+        sd_str(i < 0 ? "(processes whose blocks were recycled)" : b->program);
+        printf(", \"algorithm\": ");
+        sd_str(i < 0 ? "" : b->algo);
+        printf(", \"threads\": %d, \"starts\": %llu, \"commits\": %llu, \"aborts\": %llu}",
+               i < 0 ? 0 : threads, (unsigned long long)tot[0], (unsigned long long)tot[1],
+               (unsigned long long)tot[2]);
+        if (i >= 0 && !*program)
+            program = b->program, algo = b->algo;
+    }
+    printf("\n  ],\n  \"program\": ");
+    sd_str(program);
+    printf(",\n  \"algorithm\": ");
+    sd_str(algo);
+    printf(",\n  \"counters\": [");
+    for (int k = 0; k < TM_STAT_N; k++)
+        printf("%s\"%s\"", k ? ", " : "", sd_names[k]);
+    printf("],\n  \"sites\": [");
+    for (size_t i = 0; i < sd_n; i++) {
+        const sd_site *s = &sd_sites[i];
+        printf("%s\n    {", i ? "," : "");
+        if (s->pc == 1)
+            printf("\"site\": \"0x1\"");
+        else
+            sd_addr(g, "site", s->obj, s->off);
+        if (s->irrev_pc) {
+            printf(", ");
+            sd_addr(g, "irrevocable_call", s->irrev_obj, s->irrev_off);
+        }
+        for (int k = 0; k < TM_STAT_N; k++)
+            printf(", \"%s\": %llu", sd_names[k], (unsigned long long)s->c[k]);
+        printf(", \"retries_histogram\": [");
+        for (int k = 0; k < TM_RETRY_BUCKETS; k++)
+            printf("%s%llu", k ? ", " : "", (unsigned long long)s->retries[k]);
+        printf("]}");
+    }
+    printf("\n  ]\n}\n");
+    return 0;
+}
+
+static int sd_list(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strncmp(e->d_name, "tmkit.", 6) == 0 && e->d_name[6])
+            printf("%s\n", e->d_name + 6);
+    closedir(d);
+    return 0;
+}
+
+static bool sd_valid_name(const char *n)
+{
+    size_t len = strlen(n);
+    if (len == 0 || len > TM_SHM_NAME_MAX || !strcmp(n, ".") || !strcmp(n, ".."))
+        return false;
+    for (; *n; n++)
+        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+              *n == '.' || *n == '_' || *n == '-'))
+            return false;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    const char *usage = "usage: tmkit-shmdump NAME | --list | --rm NAME\n";
+    if (argc == 2 && strcmp(argv[1], "--list") == 0)
+        return sd_list();
+    bool rm = argc == 3 && strcmp(argv[1], "--rm") == 0;
+    if (!(argc == 2 && argv[1][0] != '-') && !rm) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *name = argv[argc - 1];
+    if (!sd_valid_name(name)) {
+        fprintf(stderr, "tmkit-shmdump: '%s' is not a valid segment name "
+                        "(1 to 64 characters from A-Z a-z 0-9 . _ -)\n", name);
+        return 2;
+    }
+    if (rm) {
+        char path[256];
+        snprintf(path, sizeof path, "/dev/shm/tmkit.%s", name);
+        if (unlink(path) != 0) {
+            fprintf(stderr, "tmkit-shmdump: cannot remove %s: %s\n", path, strerror(errno));
+            return 1;
+        }
+        return 0;
+    }
+    return sd_dump(name);
+}

@@ -1,0 +1,234 @@
+/* Shared-memory statistics (TMKIT_STATS_SHM=name): attaching the segment, claiming a block per
+ * thread, the object table, fork and exit. Layout and invariants: shm.h.
+ *
+ * Attach (at configuration time, before any transaction): open or create /dev/shm/tmkit.NAME,
+ * and under flock reinitialize it when its layout differs or no live process owns a block: a
+ * new run starts from zero, and the last run's numbers stay readable until then. A forked child
+ * reopens the segment (flock locks belong to the open file description, which fork shares) and
+ * claims blocks of its own: its counts add to the parent's in the segment.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../algo/algo.h"
+#include "../core/config.h"
+#include "shm.h"
+
+bool tm_stats_shm_on;
+static tm_shm_segment *tm_shm;
+static char tm_shm_path[TM_SHM_NAME_MAX + 16];
+static int tm_shm_fd = -1;
+static pid_t tm_shm_fd_pid; /* the process that opened tm_shm_fd */
+
+/* Start time of a process in clock ticks since boot (0 if unknown): with the pid, it names one
+ * process even after its pid is reused. */
+static uint64_t tm_proc_start(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the command name may contain spaces */
+    if (!p)
+        return 0;
+    /* after ") ": field 3 (state) ... field 22 (starttime) is the 20th token */
+    unsigned long long start = 0;
+    int field = 2;
+    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " "))
+        if (++field == 22) {
+            start = strtoull(tok, NULL, 10);
+            break;
+        }
+    return start;
+}
+
+static bool tm_shm_block_dead(const tm_shm_block *b)
+{
+    pid_t owner = atomic_load_explicit(&b->owner, memory_order_relaxed);
+    if (owner == 0)
+        return true;
+    if (atomic_load_explicit(&b->state, memory_order_relaxed) != TM_SHM_LIVE)
+        return true;
+    if (kill(owner, 0) != 0 && errno == ESRCH)
+        return true;
+    return tm_proc_start(owner) != b->owner_start;
+}
+
+static void tm_shm_lock(void)
+{
+    if (tm_shm_fd_pid != getpid()) { /* forked: get a lock of our own */
+        int fd = open(tm_shm_path, O_RDWR | O_CLOEXEC);
+        if (fd >= 0) {
+            close(tm_shm_fd);
+            tm_shm_fd = fd;
+            tm_shm_fd_pid = getpid();
+        }
+    }
+    while (flock(tm_shm_fd, LOCK_EX) != 0 && errno == EINTR)
+        ;
+}
+
+static void tm_shm_unlock(void) { flock(tm_shm_fd, LOCK_UN); }
+
+static void tm_shm_init_header(void)
+{
+    tm_shm_segment *s = tm_shm;
+    s->version = TM_SHM_VERSION;
+    s->ncounters = TM_STAT_N;
+    s->nsites = TM_SITES;
+    s->nblocks = TM_SHM_BLOCKS;
+    s->nobjects = TM_SHM_OBJECTS;
+    s->size_kb = (uint32_t)(sizeof *s / 1024);
+    s->archive.table.other.pc = 1;
+    /* release: readers that see the magic see the header above. */
+    __atomic_store_n(&s->magic, TM_SHM_MAGIC, __ATOMIC_RELEASE);
+}
+
+static bool tm_shm_layout_ok(const tm_shm_segment *s)
+{
+    return s->magic == TM_SHM_MAGIC && s->version == TM_SHM_VERSION && s->ncounters == TM_STAT_N &&
+           s->nsites == TM_SITES && s->nblocks == TM_SHM_BLOCKS && s->nobjects == TM_SHM_OBJECTS &&
+           s->size_kb == (uint32_t)(sizeof *s / 1024);
+}
+
+void tm_stats_shm_configure(const char *name)
+{
+    snprintf(tm_shm_path, sizeof tm_shm_path, "/dev/shm/tmkit.%s", name);
+    int fd = open(tm_shm_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        tm_fatal("TMKIT_STATS_SHM=%s: cannot open %s: %s", name, tm_shm_path, strerror(errno));
+    tm_shm_fd = fd;
+    tm_shm_fd_pid = getpid();
+    tm_shm_lock();
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != sizeof(tm_shm_segment)) {
+        /* New, or another layout: start over (truncating to 0 frees the old pages). */
+        if (ftruncate(fd, 0) != 0 || ftruncate(fd, sizeof(tm_shm_segment)) != 0)
+            tm_fatal("TMKIT_STATS_SHM=%s: cannot size %s: %s", name, tm_shm_path, strerror(errno));
+    }
+    void *m = mmap(NULL, sizeof(tm_shm_segment), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED)
+        tm_fatal("TMKIT_STATS_SHM=%s: cannot map %s: %s", name, tm_shm_path, strerror(errno));
+    tm_shm = m;
+    bool fresh = !tm_shm_layout_ok(tm_shm);
+    for (int i = 0; i < TM_SHM_BLOCKS && !fresh; i++)
+        if (!tm_shm_block_dead(&tm_shm->block[i]))
+            break;
+        else if (i == TM_SHM_BLOCKS - 1)
+            fresh = true; /* nobody alive counts here: a new run */
+    if (fresh) {
+        uint64_t gen = tm_shm_layout_ok(tm_shm) ? tm_shm->generation : 0;
+        if (ftruncate(fd, 0) != 0 || ftruncate(fd, sizeof(tm_shm_segment)) != 0)
+            tm_fatal("TMKIT_STATS_SHM=%s: cannot reset %s: %s", name, tm_shm_path, strerror(errno));
+        tm_shm->generation = gen + 1;
+        tm_shm_init_header();
+    }
+    tm_shm_unlock();
+    tm_stats_shm_on = true;
+}
+
+/* Adds one dead block's counts to the archive (caller holds the segment lock). */
+static void tm_shm_fold(tm_shm_block *b)
+{
+    tm_site_table *a = &b->table, *arch = &tm_shm->archive.table;
+    for (size_t i = 0; i <= TM_SITES; i++) {
+        tm_site *s = i < TM_SITES ? &a->site[i] : &a->other;
+        if (!s->pc)
+            continue;
+        tm_site *d = &arch->other;
+        for (size_t j = 0; j < TM_SITES; j++) {
+            tm_site *c = &arch->site[j];
+            if (c->pc == 0) { /* archive keys are (obj, off); pc only marks the slot used */
+                c->obj = s->obj, c->off = s->off;
+                __atomic_store_n(&c->pc, s->pc == 1 ? 1 : s->off + 2, __ATOMIC_RELEASE);
+            }
+            if (c->obj == s->obj && c->off == s->off && (c->pc == 1) == (s->pc == 1)) {
+                d = c;
+                break;
+            }
+        }
+        for (int k = 0; k < TM_STAT_N; k++) {
+            bool is_max = k == TM_STAT_read_set_max || k == TM_STAT_write_set_max;
+            d->c[k] = is_max ? (d->c[k] > s->c[k] ? d->c[k] : s->c[k]) : d->c[k] + s->c[k];
+        }
+        for (int k = 0; k < TM_RETRY_BUCKETS; k++)
+            d->retries[k] += s->retries[k];
+        if (s->irrev_pc)
+            d->irrev_obj = s->irrev_obj, d->irrev_off = s->irrev_off, d->irrev_pc = s->irrev_pc;
+    }
+}
+
+tm_site_table *tm_stats_shm_table(void)
+{
+    tm_shm_lock();
+    pid_t me = getpid();
+    tm_shm_block *got = NULL;
+    for (int i = 0; i < TM_SHM_BLOCKS && !got; i++)
+        if (atomic_load_explicit(&tm_shm->block[i].owner, memory_order_relaxed) == 0)
+            got = &tm_shm->block[i];
+    for (int i = 0; i < TM_SHM_BLOCKS && !got; i++)
+        if (tm_shm_block_dead(&tm_shm->block[i])) {
+            got = &tm_shm->block[i];
+            tm_shm_fold(got);
+        }
+    if (got) {
+        memset(&got->table, 0, sizeof got->table);
+        got->table.other.pc = 1;
+        got->table.shared = true;
+        got->owner_start = tm_proc_start(me);
+        if (readlink("/proc/self/exe", got->program, sizeof got->program - 1) < 0)
+            got->program[0] = 0;
+        snprintf(got->algo, sizeof got->algo, "%s", tm_config.algo->name);
+        /* relaxed: readers take the lock-free view; they only need the pid eventually. */
+        atomic_store_explicit(&got->state, TM_SHM_LIVE, memory_order_relaxed);
+        atomic_store_explicit(&got->owner, me, memory_order_release);
+    } else {
+        atomic_fetch_add_explicit(&tm_shm->overflow, 1, memory_order_relaxed);
+    }
+    tm_shm_unlock();
+    return got ? &got->table : NULL;
+}
+
+uint32_t tm_stats_shm_object(const char *path)
+{
+    uint32_t found = TM_STATS_NO_OBJ;
+    tm_shm_lock();
+    uint32_t n = atomic_load_explicit(&tm_shm->n_objects, memory_order_relaxed);
+    for (uint32_t i = 0; i < n && found == TM_STATS_NO_OBJ; i++)
+        if (strncmp(tm_shm->objects[i], path, TM_SHM_PATH) == 0)
+            found = i;
+    if (found == TM_STATS_NO_OBJ && n < TM_SHM_OBJECTS) {
+        snprintf(tm_shm->objects[n], TM_SHM_PATH, "%s", path);
+        /* release: a reader that sees the count sees the path. */
+        atomic_store_explicit(&tm_shm->n_objects, n + 1, memory_order_release);
+        found = n;
+    }
+    tm_shm_unlock();
+    return found;
+}
+
+/* At exit: this process's blocks are marked exited (their counts stay). */
+void tm_stats_shm_exit(void)
+{
+    if (!tm_shm)
+        return;
+    pid_t me = getpid();
+    for (int i = 0; i < TM_SHM_BLOCKS; i++)
+        if (atomic_load_explicit(&tm_shm->block[i].owner, memory_order_relaxed) == me)
+            atomic_store_explicit(&tm_shm->block[i].state, TM_SHM_EXITED, memory_order_release);
+}

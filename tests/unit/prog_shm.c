@@ -1,0 +1,66 @@
+/* A forking -fgnu-tm program for the shared-memory statistics tests.
+ *   prog_shm fork N      parent and 3 children each run N transactions at SITE_WORK (2 threads
+ *                        each, N/2 per thread) and check their own count; exit 0 if all did.
+ *   prog_shm run FILE    runs transactions at SITE_WORK until FILE exists (at most 30 s), for
+ *                        watching the counters grow from outside. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long counter;
+static long per_thread;
+
+static void *work(void *arg)
+{
+    for (long i = 0; i < per_thread; i++)
+        __transaction_atomic { counter++; } /* SITE_WORK */
+    return NULL;
+}
+
+static int run_threads(long n)
+{
+    pthread_t t[2];
+    per_thread = n / 2;
+    counter = 0;
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, work, NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    return counter == 2 * per_thread ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "fork") == 0) {
+        long n = atol(argv[2]);
+        pid_t kids[3];
+        for (int i = 0; i < 3; i++) {
+            kids[i] = fork();
+            if (kids[i] < 0)
+                return 2;
+            if (kids[i] == 0)
+                _exit(run_threads(n)); /* _exit: no exit hooks, like a crashed worker */
+        }
+        int bad = run_threads(n);
+        for (int i = 0; i < 3; i++) {
+            int st;
+            if (waitpid(kids[i], &st, 0) != kids[i] || !WIFEXITED(st) || WEXITSTATUS(st))
+                bad = 1;
+        }
+        return bad;
+    }
+    if (argc == 3 && strcmp(argv[1], "run") == 0) {
+        time_t end = time(NULL) + 30;
+        per_thread = 1000;
+        while (access(argv[2], F_OK) != 0 && time(NULL) < end)
+            for (long i = 0; i < per_thread; i++)
+                __transaction_atomic { counter++; }
+        return 0;
+    }
+    fprintf(stderr, "usage: prog_shm fork N | run STOPFILE\n");
+    return 2;
+}

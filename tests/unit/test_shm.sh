@@ -1,0 +1,80 @@
+#!/bin/sh
+# TMKIT_STATS_SHM: a forking program (parent + 3 children, 2 threads each) adds into one shared
+# segment under every algorithm; a running program's counters grow between two snapshots; a
+# killed process leaves a readable segment and is reported dead; the next run starts from zero;
+# bad names are refused. The reader is build/bin/tmkit-shmdump (what `tmkit stat` polls).
+. "$(dirname "$0")/lib.sh"
+export LD_LIBRARY_PATH=$BUILD/lib
+DUMP=$BUILD/bin/tmkit-shmdump
+name=tmkit-test-$$
+d=$(mktemp -d)
+trap 'rm -rf "$d"; rm -f /dev/shm/tmkit.$name' EXIT
+N=20000
+check() { # check FILE WANT_COMMITS WANT_PROCS: the site SITE_WORK sums the processes
+    python3 - "$1" "$2" "$3" "$ROOT/tests/unit/prog_shm.c" <<'PY' || fail "snapshot check failed: $(cat "$1")"
+import json, subprocess, sys
+path, want, procs, src = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+snap = json.load(open(path))
+assert snap["tmkit_stats_version"] == 1, snap
+line = next(i + 1 for i, l in enumerate(open(src).read().splitlines()) if "/* SITE_WORK */" in l)
+work = []
+for s in snap["sites"]:
+    out = subprocess.run(["addr2line", "-e", s["site_object"], s["site_offset"]],
+                         capture_output=True, text=True).stdout
+    if out.strip().endswith(f"prog_shm.c:{line}"):
+        work.append(s)
+assert len(work) == 1, ("one merged site expected", snap["sites"])
+w = work[0]
+assert w["commits"] == want, (w["commits"], want)
+aborts = sum(w[k] for k in snap["counters"] if k.startswith("abort_"))
+assert w["starts"] == w["commits"] + aborts, w
+assert sum(w["retries_histogram"]) == w["commits"], w
+ps = [p for p in snap["processes"] if p["pid"]]
+assert len(ps) == procs, ps
+assert sum(p["commits"] for p in ps) == want, ps
+PY
+}
+for algo in $ALGOS; do
+    expect_rc 0 env TMKIT_ALGO=$algo TMKIT_STATS_SHM=$name "$SHM_PROG" fork $N
+    "$DUMP" $name > "$d/snap.json" || fail "$algo: tmkit-shmdump failed"
+    check "$d/snap.json" $((4 * N)) 4
+    grep -q "\"algorithm\": \"$algo\"" "$d/snap.json" || fail "$algo: algorithm not recorded"
+done
+
+# A running program: counters grow; the segment shows it live; after SIGKILL it is "died" and
+# its counts are still there.
+env TMKIT_STATS_SHM=$name "$SHM_PROG" run "$d/stop" & pid=$!
+i=0; until "$DUMP" $name > "$d/a.json" 2>/dev/null && grep -q "\"pid\": $pid" "$d/a.json"; do
+    i=$((i + 1)); [ $i -lt 100 ] || fail "the running program never appeared"; sleep 0.1; done
+sleep 0.3
+"$DUMP" $name > "$d/b.json"
+python3 - "$d/a.json" "$d/b.json" $pid <<'PY' || fail "counters did not grow"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+pid = int(sys.argv[3])
+pa = next(p for p in a["processes"] if p["pid"] == pid)
+pb = next(p for p in b["processes"] if p["pid"] == pid)
+assert pb["alive"] and pb["state"] == "live", pb
+assert pb["commits"] > pa["commits"], (pa, pb)
+PY
+kill -9 $pid; wait $pid 2>/dev/null
+"$DUMP" $name > "$d/c.json" || fail "segment unreadable after a crash"
+grep -q '"state": "died"' "$d/c.json" || fail "killed process not reported dead: $(cat "$d/c.json")"
+
+# The next run reuses the segment from zero.
+expect_rc 0 env TMKIT_STATS_SHM=$name "$SHM_PROG" fork 2000
+"$DUMP" $name > "$d/snap.json"
+check "$d/snap.json" 8000 4
+
+# tmkit run --live-name sets the variable; bad names are refused by the runtime and the CLI.
+expect_rc 0 "$ROOT/bin/tmkit" run --live-name $name -- "$SHM_PROG" fork 2000
+"$DUMP" $name > "$d/snap.json"
+check "$d/snap.json" 8000 4
+expect_rc 2 env TMKIT_STATS_SHM=../x "$SHM_PROG" fork 10
+echo "$ERR" | grep -q "not a valid segment name" || fail "bad name message: $ERR"
+expect_rc 2 "$ROOT/bin/tmkit" run --live-name 'a/b' -- "$SHM_PROG" fork 10
+expect_rc 1 "$DUMP" no-such-segment-$$
+"$DUMP" --list | grep -qx "$name" || fail "--list does not show $name"
+expect_rc 0 "$DUMP" --rm $name
+[ ! -e /dev/shm/tmkit.$name ] || fail "--rm left the segment"
+echo "shm: ok"
