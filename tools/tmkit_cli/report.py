@@ -120,7 +120,8 @@ def add_site(acc, s, counters, scale=1.0):
         else:
             acc[c] = acc.get(c, 0) + (round(v * scale) if c.startswith("cycles_") else v)
     a, b = acc.get("retries_histogram", []), s.get("retries_histogram", [])
-    acc["retries_histogram"] = [x + y for x, y in zip(a + [0] * (len(b) - len(a)), b + [0] * (len(a) - len(b)))]
+    n = max(len(a), len(b))
+    acc["retries_histogram"] = [x + y for x, y in zip(a + [0] * (n - len(a)), b + [0] * (n - len(b)))]
     if "irrevocable_call" in s and s.get("irrevocable_switches", 0) >= acc.get("_irrev_weight", -1):
         acc["_irrev_weight"] = s.get("irrevocable_switches", 0)
         for k in ("irrevocable_call", "irrevocable_call_object", "irrevocable_call_offset"):

@@ -91,7 +91,8 @@ def header(prof, name, sort):
     lines = [f"tmkit stat: segment {prof.get('segment', name)}, algorithm {prof.get('algorithm')}, "
              f"{alive} of {len(procs)} processes alive, sorted by {sort}  {time.strftime('%H:%M:%S')}"]
     for p in procs[:4]:
-        lines.append(f"  pid {p.get('pid')} {'alive ' if p.get('alive') else 'exited'} {p.get('program', '')}")
+        state = "alive " if p.get("alive") else "exited"
+        lines.append(f"  pid {p.get('pid')} {state} {p.get('program', '')}")
     if len(procs) > 4:
         lines.append(f"  ... {len(procs) - 4} more")
     return lines
