@@ -1,0 +1,406 @@
+"""`tmkit bench webcache`: the web-cache experiment (docs/webcache.md).
+
+For each Zipf exponent s, server build and worker-thread count, a point is: start the server
+(apps/webcache) on a free port, warm its cache with webcache-load for --warmup seconds (a URL
+stream of seed 1), read /_stats, run webcache-load for --duration seconds (seed 2), read /_stats
+again, stop the server with SIGTERM. Hit rate = the window's hits / (hits + misses). The tm
+build on tmkit runs with TMKIT_STATS=<file>; its profile, read after exit, gives the abort rate
+(all aborts / starts, warm-up included). Builds: nocache, lock, tm-tmkit (the tm build on
+build/lib/libitm.so.1, its RUNPATH) and tm-libitm (the same binary on the system libitm through
+LD_LIBRARY_PATH); /proc/PID/maps proves which libitm each server loaded. Repeats run every point
+again with the builds' order rotated; reports give medians. Once per s, a lock server at the
+largest thread count is also measured by wrk (apps/loadgen/wl_wrk_urls.lua) right after
+webcache-load, as a cross-check of the load generator.
+
+Output (bench/results/webcache/<date>/ unless --out or --quick): runs.csv (every run),
+results.csv (medians per point), crosscheck.csv, summary.md and throughput.png / latency.png
+(bench_webcache_plot.py under the project venv). A full default run also copies its summary to
+bench/results/webcache/summary.md (the stable "latest" path).
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from . import bench, bench_webcache_plot as wplot, paths, report
+
+BUILDS = ["nocache", "lock", "tm-tmkit", "tm-libitm"]
+RUN_FIELDS = ["repeat", "s", "threads", "build", "connections", "rps", "mean_ms", "p50_ms",
+              "p99_ms", "errors", "non2xx", "requests", "hit_rate", "entries", "evictions",
+              "tm_starts", "tm_commits", "tm_aborts", "abort_rate", "libitm", "status"]
+RESULT_FIELDS = ["s", "threads", "build", "runs", "failures", "median_rps", "min_rps", "max_rps",
+                 "median_mean_ms", "min_mean_ms", "max_mean_ms", "median_p99_ms", "median_hit_rate",
+                 "median_abort_rate"]
+CROSS_FIELDS = ["s", "threads", "build", "connections", "load_rps", "load_mean_ms", "wrk_rps",
+                "wrk_mean_ms", "wrk_errors", "wrk_non2xx", "ratio_wrk_to_load"]
+
+
+class PointError(Exception):
+    pass
+
+
+def _floats(text, what):
+    try:
+        xs = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad {what} '{text}' (want e.g. 0.1,1,2)")
+    if not xs or min(xs) < 0:
+        raise argparse.ArgumentTypeError(f"bad {what} '{text}'")
+    return xs
+
+
+def _ints(text):
+    try:
+        xs = sorted({int(x) for x in text.split(",")})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad thread list '{text}' (want e.g. 1,2,4)")
+    if not xs or xs[0] < 1:
+        raise argparse.ArgumentTypeError(f"bad thread list '{text}'")
+    return xs
+
+
+def _builds(text):
+    xs = [x for x in text.split(",") if x]
+    bad = [x for x in xs if x not in BUILDS]
+    if bad or not xs:
+        raise argparse.ArgumentTypeError(f"unknown build '{(bad or [text])[0]}'; valid: "
+                                         + ", ".join(BUILDS))
+    return xs
+
+
+def parse_args(argv):
+    nproc = os.cpu_count() or 1
+    p = argparse.ArgumentParser(prog="tmkit bench webcache", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--s", type=lambda t: _floats(t, "--s"), default=[0.1, 1.0, 2.0],
+                   help="Zipf exponents (default 0.1,1,2)")
+    p.add_argument("--builds", type=_builds, default=list(BUILDS),
+                   help="server builds (default " + ",".join(BUILDS) + ")")
+    p.add_argument("--threads", type=_ints, default=list(range(1, nproc + 1)),
+                   help=f"worker-thread counts (default 1..nproc = 1..{nproc})")
+    p.add_argument("--repeats", type=int, help="runs per point (default 3; --quick 1)")
+    p.add_argument("--duration", type=float, help="measured seconds per run (default 3; --quick 0.4)")
+    p.add_argument("--warmup", type=float, help="warm-up seconds per run (default 1; --quick 0.3)")
+    p.add_argument("--connections", type=int, default=0,
+                   help="client connections (default 2 x threads + 2)")
+    p.add_argument("--max-entries", type=int, default=256,
+                   help="cache entries (default 256, ~7%% of the ~3,500-page catalog)")
+    p.add_argument("--max-bytes", type=int, default=64 << 20, help="cache bytes (default 64 MiB)")
+    p.add_argument("--policy", choices=["lru", "gdsf"], default="lru")
+    p.add_argument("--crosscheck", choices=["wrk", "none"], default="wrk",
+                   help="client for the cross-check points (default wrk)")
+    p.add_argument("--quick", action="store_true", help="one short repeat (a smoke run)")
+    p.add_argument("--out", help="output directory")
+    p.add_argument("--build", help="build directory (default build/)")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    a = p.parse_args(argv)
+    a.repeats = a.repeats or (1 if a.quick else 3)
+    a.duration = a.duration or (0.4 if a.quick else 3.0)
+    a.warmup = a.warmup if a.warmup is not None else (0.3 if a.quick else 1.0)
+    if a.repeats < 1 or a.duration <= 0 or a.warmup < 0 or a.connections < 0:
+        p.error("--repeats, --duration must be positive; --warmup, --connections not negative")
+    return a
+
+
+def system_libitm_dir():
+    out = subprocess.run(["gcc", "-print-file-name=libitm.so.1"], capture_output=True,
+                         text=True).stdout.strip()
+    return os.path.dirname(os.path.realpath(out)) if os.path.isabs(out) else None
+
+
+class Server:
+    """One webcache process: started, asked for /_stats, stopped with SIGTERM."""
+
+    def __init__(self, exe, args, env, log_path):
+        self.log = open(log_path, "w")
+        self.proc = subprocess.Popen([exe] + args, stdout=subprocess.PIPE, stderr=self.log,
+                                     env=env, text=True)
+        ready, _, _ = select.select([self.proc.stdout], [], [], 15)
+        line = self.proc.stdout.readline() if ready else ""
+        m = re.search(r"listening on ([0-9.]+):(\d+)", line)
+        if not m:
+            self.stop()
+            raise PointError(f"{os.path.basename(exe)} did not start (printed {line.strip()!r}; "
+                             f"stderr in {log_path})")
+        self.base = f"http://{m.group(1)}:{m.group(2)}"
+
+    def libitm(self):
+        try:
+            with open(f"/proc/{self.proc.pid}/maps") as f:
+                for line in f:
+                    if line.rstrip().endswith("libitm.so.1") or "/libitm.so" in line:
+                        return os.path.realpath(line.split()[-1])
+        except OSError:
+            pass
+        return ""
+
+    def stats(self):
+        with urllib.request.urlopen(self.base + "/_stats", timeout=10) as r:
+            return json.loads(r.read().decode())
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        self.proc.stdout.close()
+        self.log.close()
+        return rc
+
+
+def tm_profile(path):
+    """(starts, commits, aborts) summed over the profile and its forked children's."""
+    starts = commits = aborts = 0
+    for p in report.with_children([path]):
+        prof = report.load(p)
+        for s in prof["sites"]:
+            starts += s.get("starts", 0)
+            commits += s.get("commits", 0)
+            aborts += sum(s.get(r, 0) for r in report.REASONS)
+    return starts, commits, aborts
+
+
+def run_load(bindir, urls, base, conns, duration):
+    cmd = [os.path.join(bindir, "webcache-load"), "--url-file", urls, "--base", base,
+           "--connections", str(conns), "--duration", str(duration), "--json"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
+    if p.returncode != 0:
+        raise PointError(f"webcache-load exit {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout)
+
+
+def run_wrk(root, urls, base, conns, duration):
+    script = os.path.join(root, "apps", "loadgen", "wl_wrk_urls.lua")
+    cmd = ["wrk", "-t", "1", "-c", str(conns), "-d", f"{max(1, round(duration))}s", "-s", script,
+           base, "--", urls]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
+    m = re.search(r"^wl_wrk (\{.*\})$", p.stdout, re.M)
+    if p.returncode != 0 or not m:
+        raise PointError(f"wrk exit {p.returncode}: {(p.stderr or p.stdout).strip()[-200:]}")
+    return json.loads(m.group(1))
+
+
+class Experiment:
+    def __init__(self, root, a, bindir, workdir, log):
+        self.root, self.a, self.bindir, self.work, self.log = root, a, bindir, workdir, log
+        self.sysdir = system_libitm_dir()
+        self.tmkit_lib = os.path.realpath(os.path.join(os.path.dirname(bindir), "lib"))
+        self.env = bench._base_env()
+        self.urls = {}
+
+    def url_files(self, s):
+        if s not in self.urls:
+            files = []
+            for seed, n in ((1, 100000), (2, 400000)):
+                path = os.path.join(self.work, f"urls-s{s:g}-seed{seed}.txt")
+                with open(path, "w") as f:
+                    subprocess.run([os.path.join(self.bindir, "webcache-urls"), "--s", str(s),
+                                    "--n", str(n), "--seed", str(seed)], stdout=f, check=True)
+                files.append(path)
+            self.urls[s] = files
+        return self.urls[s]
+
+    def conns(self, threads):
+        return self.a.connections or 2 * threads + 2
+
+    def start(self, build, threads, tag):
+        exe = os.path.join(self.bindir, "webcache-" + build.split("-")[0])
+        env = dict(self.env)
+        stats_file = None
+        if build == "tm-tmkit":
+            stats_file = os.path.join(self.work, f"tmstats-{tag}.json")
+            env["TMKIT_STATS"] = stats_file
+        elif build == "tm-libitm":
+            env["LD_LIBRARY_PATH"] = self.sysdir
+        args = ["--port", "0", "--threads", str(threads), "--policy", self.a.policy,
+                "--max-entries", str(self.a.max_entries), "--max-bytes", str(self.a.max_bytes)]
+        srv = Server(exe, args, env, os.path.join(self.work, f"server-{tag}.log"))
+        lib = srv.libitm()
+        want = {"tm-tmkit": self.tmkit_lib, "tm-libitm": self.sysdir}.get(build)
+        if want and os.path.dirname(lib) != want:
+            srv.stop()
+            raise PointError(f"{build} loaded {lib or 'no libitm'}, expected one in {want}")
+        return srv, lib, stats_file
+
+    def point(self, rep, s, threads, build):
+        warm, meas = self.url_files(s)
+        tag = f"r{rep}-s{s:g}-t{threads}-{build}"
+        row = {"repeat": rep, "s": s, "threads": threads, "build": build,
+               "connections": self.conns(threads), "status": "ok"}
+        srv, lib, stats_file = self.start(build, threads, tag)
+        row["libitm"] = lib
+        try:
+            if self.a.warmup > 0:
+                run_load(self.bindir, warm, srv.base, row["connections"], self.a.warmup)
+            before = srv.stats()
+            res = run_load(self.bindir, meas, srv.base, row["connections"], self.a.duration)
+            after = srv.stats()
+        finally:
+            rc = srv.stop()
+        if rc != 0:
+            raise PointError(f"server exit status {rc} after SIGTERM (log server-{tag}.log)")
+        for k in ("rps", "mean_ms", "p50_ms", "p99_ms", "errors", "non2xx", "requests"):
+            row[k] = res[k]
+        hits = after.get("hits", 0) - before.get("hits", 0)
+        misses = after.get("misses", 0) - before.get("misses", 0)
+        row["hit_rate"] = hits / (hits + misses) if hits + misses and build != "nocache" else ""
+        row["entries"], row["evictions"] = after.get("entries", ""), after.get("evictions", "")
+        if stats_file:
+            st, co, ab = tm_profile(stats_file)
+            row.update(tm_starts=st, tm_commits=co, tm_aborts=ab,
+                       abort_rate=ab / st if st else 0.0)
+        if res["errors"] or res["non2xx"]:
+            row["status"] = f"{res['errors']} errors, {res['non2xx']} non-2xx"
+        return row
+
+    def crosscheck(self, s, threads, build="lock"):
+        warm, meas = self.url_files(s)
+        conns = self.conns(threads)
+        srv, _, _ = self.start(build, threads, f"x-s{s:g}-{build}")
+        try:
+            run_load(self.bindir, warm, srv.base, conns, max(self.a.warmup, 0.2))
+            lo = run_load(self.bindir, meas, srv.base, conns, self.a.duration)
+            wr = run_wrk(self.root, meas, srv.base, conns, self.a.duration)
+        finally:
+            srv.stop()
+        return {"s": s, "threads": threads, "build": build, "connections": conns,
+                "load_rps": lo["rps"], "load_mean_ms": lo["mean_ms"], "wrk_rps": wr["rps"],
+                "wrk_mean_ms": wr["mean_ms"], "wrk_errors": wr["errors"],
+                "wrk_non2xx": wr["non2xx"],
+                "ratio_wrk_to_load": f"{wr['rps'] / lo['rps']:.3f}" if lo["rps"] else ""}
+
+
+def make_plots(root, outdir):
+    if subprocess.run(["sh", os.path.join(root, "scripts", "venv.sh")],
+                      capture_output=True).returncode != 0:
+        return [], "could not set up matplotlib in .venv (scripts/venv.sh)"
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_webcache_plot.py")
+    p = subprocess.run([os.path.join(root, ".venv", "bin", "python"), script,
+                        os.path.join(outdir, "results.csv"), outdir], capture_output=True, text=True)
+    if p.returncode != 0:
+        return [], "plotting failed: " + (p.stderr.strip().splitlines() or ["?"])[-1]
+    return p.stdout.split(), None
+
+
+def check_build(bindir, a):
+    need = ["webcache-urls", "webcache-load"] + sorted({"webcache-" + b.split("-")[0]
+                                                        for b in a.builds})
+    missing = [n for n in need if not os.access(os.path.join(bindir, n), os.X_OK)]
+    if missing:
+        return f"{os.path.join(bindir, missing[0])} is missing; run `make build` first"
+    if any(b.startswith("tm") for b in a.builds) and not system_libitm_dir():
+        return "gcc does not know the system libitm.so.1 (apt-get install libitm1)"
+    if a.crosscheck == "wrk" and not shutil.which("wrk"):
+        return "wrk is not installed (apt-get install wrk, or --crosscheck none)"
+    return None
+
+
+def run(argv, root):
+    log = lambda msg: print(msg, flush=True)  # noqa: E731
+    try:
+        a = parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    builddir = os.path.abspath(a.build) if a.build else paths.builddir(root)
+    bindir = os.path.join(builddir, "bin")
+    problem = check_build(bindir, a)
+    if problem:
+        print(f"tmkit bench webcache: {problem}", file=sys.stderr)
+        return 2
+    today = datetime.date.today().isoformat()
+    if a.out:
+        outdir = os.path.abspath(a.out)
+    elif a.quick:
+        outdir = os.path.join(builddir, "bench-results", "webcache-quick")
+    else:
+        outdir = os.path.join(root, "bench", "results", "webcache", today)
+    os.makedirs(outdir, exist_ok=True)
+    catalog = subprocess.run([os.path.join(bindir, "webcache-urls"), "--catalog"],
+                             capture_output=True, text=True).stdout.count("\n")
+    meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+            "command": "bin/tmkit bench webcache" + "".join(" " + shlex.quote(x) for x in argv),
+            "machine": bench.machine_info(), "revision": bench.git_revision(root),
+            "load_start": bench.loadavg(), "catalog": catalog}
+    points = len(a.s) * len(a.threads) * len(a.builds) * a.repeats
+    log(f"tmkit bench webcache: s {','.join(f'{s:g}' for s in a.s)} x threads "
+        f"{','.join(map(str, a.threads))} x {', '.join(a.builds)} x {a.repeats} repeat(s) = "
+        f"{points} runs of {a.warmup:g} + {a.duration:g} s")
+    rows, failures, cross = [], {}, []
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="webcache-bench-") as work:
+        ex = Experiment(root, a, bindir, work, log)
+        for rep in range(1, a.repeats + 1):
+            for s in a.s:
+                for t in a.threads:
+                    k = (rep - 1) % len(a.builds)
+                    for b in a.builds[k:] + a.builds[:k]:
+                        try:
+                            rows.append(ex.point(rep, s, t, b))
+                        except (PointError, OSError, ValueError, subprocess.SubprocessError,
+                                report.ProfileError) as e:
+                            failures.setdefault((s, t, b), []).append(str(e))
+                            log(f"  FAILED s={s:g} threads={t} {b}: {e}")
+            log(f"  repeat {rep}/{a.repeats} done, {time.monotonic() - t0:.0f} s elapsed")
+        if a.crosscheck == "wrk" and "lock" in a.builds:
+            for s in a.s:
+                try:
+                    cross.append(ex.crosscheck(s, max(a.threads)))
+                except (PointError, OSError, ValueError, subprocess.SubprocessError) as e:
+                    failures.setdefault((s, max(a.threads), "crosscheck"), []).append(str(e))
+                    log(f"  FAILED cross-check s={s:g}: {e}")
+            log(f"  cross-checks done, {time.monotonic() - t0:.0f} s elapsed")
+        logs = [f for f in os.listdir(work) if f.startswith("server-") and os.path.getsize(
+            os.path.join(work, f))]
+        for f in logs[:20]:   # servers' stderr, kept only when they said something
+            shutil.copy(os.path.join(work, f), outdir)
+    meta["duration"], meta["load_end"] = time.monotonic() - t0, bench.loadavg()
+    results = wplot.aggregate(rows, failures, a)
+    bench.write_csv(os.path.join(outdir, "runs.csv"), rows, RUN_FIELDS)
+    bench.write_csv(os.path.join(outdir, "results.csv"), results, RESULT_FIELDS)
+    if cross:
+        bench.write_csv(os.path.join(outdir, "crosscheck.csv"), cross, CROSS_FIELDS)
+    plots, note = ([], "--no-plots") if a.no_plots else make_plots(root, outdir)
+    if note:
+        meta["plot_note"] = note
+        log(f"  plots skipped: {note}")
+    lines = wplot.write_summary(os.path.join(outdir, "summary.md"), meta, results, cross, failures,
+                          plots, a)
+    start = lines.index("## Throughput and latency")
+    for line in lines[start:]:
+        if line.startswith("## Plots"):
+            break
+        if not line.startswith("|---"):
+            log("  " + line if line else "")
+    rel = os.path.relpath(outdir, root)
+    default_run = not (a.out or a.quick or argv_has_selection(argv))
+    if default_run:
+        latest = os.path.join(root, "bench", "results", "webcache", "summary.md")
+        text = open(os.path.join(outdir, "summary.md")).read()
+        text = re.sub(r"!\[([^\]]+)\]\(([^)/]+)\)", lambda m: f"![{m.group(1)}]({today}/{m.group(2)})",
+                      text)
+        with open(latest, "w") as f:
+            f.write(text)
+        log(f"latest summary: {os.path.relpath(latest, root)}")
+    log(f"results: {rel}/ (summary.md, results.csv, runs.csv"
+        f"{', crosscheck.csv' if cross else ''}{', ' + ', '.join(plots) if plots else ''})")
+    return 1 if failures else 0
+
+
+def argv_has_selection(argv):
+    """A run that narrows the default grid does not replace the stable latest summary."""
+    return any(x.split("=")[0] in ("--s", "--builds", "--threads", "--build") for x in argv)
