@@ -11,7 +11,7 @@ TM_EXPORT void _ITM_commitTransaction(void)
     if (TM_LIKELY(tx && tx->nesting == 1 && tx->flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
                   (tx->n_actions | tx->locals.len) == 0 && tx->mode == TM_MODE_DIRECT)) {
         if (TM_UNLIKELY(tm_stats_on))
-            tm_stats_commit(tx);
+            tm_stats_commit_direct(tx); /* mode DIRECT: no read or write set */
         tx->nesting = 0;
         tx->n_cps = 0;
         tm_bias_exit(tx);

@@ -99,7 +99,7 @@ static bool gl_upgrade(tm_tx *tx, tm_skip skip)
            atomic_load_explicit(&gl_clock, memory_order_acquire) == tx->snapshot;
 }
 
-static const tm_dispatch gl_disp = {
+const tm_dispatch tm_disp_gl_wt = { /* also used by adaptive (core/cm.c) */
     .name = "gl_wt",
     .mode = TM_MODE_GLWT,
     .read = gl_read,
@@ -113,5 +113,5 @@ static const tm_dispatch gl_disp = {
 const tm_algo tm_algo_gl_wt = {
     .name = "gl_wt",
     .summary = "global versioned lock, eager write-through with undo log",
-    .disp = &gl_disp,
+    .disp = &tm_disp_gl_wt,
 };

@@ -1,7 +1,11 @@
-/* Contention management of the adaptive algorithm: choose, for the whole process, between
- * running transactions speculatively (the algorithm's dispatch) and serially (GCC's
- * uninstrumented code under the serial lock, like the mutex the program had), by measuring which
- * is cheaper.
+/* Contention management of the adaptive algorithm: choose, for the whole process, among three
+ * ways of running transactions, by measuring which is cheapest:
+ *   NOREC   speculative NOrec (value validation, commits serialized on one sequence lock):
+ *           cheapest when transactions read much and write little;
+ *   GL_WT   speculative gl_wt (global versioned lock, write-through): no redo-log lookups and
+ *           no commit-time write-back, cheapest for short writers that rarely meet;
+ *   SERIAL  GCC's uninstrumented code under the serial lock, like the mutex the program had:
+ *           cheapest when transactions mostly conflict.
  *
  * The choice must be process-wide: a thread probing speculation while another runs serially only
  * waits for the serial lock, so per-thread choices never discover that speculation pays.
@@ -10,9 +14,16 @@
  *    validation and cache-line hand-offs all count. A window that ran entirely under one mode
  *    (same mode generation at both ends) is folded into that mode's global estimate.
  *  - Time is cut into epochs (TM_CM_EPOCH cycles). When an epoch ends, the first thread to notice
- *    decides: after a probe epoch, the cheaper mode wins; the incumbent keeps winning for `run`
- *    epochs, doubling after every lost probe (up to TM_CM_RUN_MAX), then the other mode is
- *    probed for one epoch. Estimates age by 25% at each probe, so a changing workload is seen.
+ *    decides: after a probe epoch, the cheaper of the probed mode and the incumbent wins; the
+ *    incumbent keeps winning for `run` epochs, doubling after every lost probe (up to
+ *    TM_CM_RUN_MAX), then the next other mode (round robin) is probed for one epoch. Estimates
+ *    age by 25% at each probe, so a changing workload is seen.
+ *  - NOrec and gl_wt must never run at once (each validates against its own global word), so
+ *    the speculative algorithm changes only while the decider holds the serial lock, which
+ *    drains every speculative transaction; attempts read it after entering as serial-lock
+ *    readers (txn.c), so it cannot change under a running attempt. A writer quiescing for
+ *    privatization stops waiting when the algorithm changed: the drain already waited for every
+ *    transaction that started before its commit (tm_cm_algo_switched, serial.c).
  * Shared writes: one per window per thread (estimates) and a few per epoch (the decision).
  * Individual transactions still fall back to serial after TMKIT_MAX_RETRIES failed attempts
  * (txn.c), so nothing livelocks whatever this policy decides.
@@ -23,49 +34,73 @@
 #define TM_CM_EPOCH 4000000ull /* TSC cycles: ~1.5 ms */
 #define TM_CM_RUN_MAX 64u
 
-enum { TM_CM_SPEC = 0, TM_CM_SERIAL = 1 };
+enum { TM_CM_NOREC = 0, TM_CM_GLWT = 1, TM_CM_SERIAL = 2, TM_CM_MODES = 3 };
+
+extern const tm_dispatch tm_disp_norec TM_HIDDEN, tm_disp_gl_wt TM_HIDDEN;
 
 /* The decision state. `gen` changes with every mode switch; the rest is guarded by `busy`. */
 static struct {
-    _Atomic uint32_t mode; /* read at every attempt: read-mostly line */
+    _Atomic uint32_t mode;     /* read at every attempt: read-mostly line */
+    _Atomic uint32_t spec;     /* TM_CM_NOREC or TM_CM_GLWT; changed under the serial lock */
+    _Atomic uint32_t spec_gen; /* bumped with every change of `spec` */
     _Atomic uint32_t gen;
     _Alignas(64) _Atomic uint32_t busy;
-    _Atomic uint64_t est[2]; /* cycles per committed transaction, per mode (0 = unknown) */
+    _Atomic uint64_t est[TM_CM_MODES]; /* cycles per committed transaction (0 = unknown) */
     uint64_t epoch_end;
-    uint32_t run, left;
+    uint32_t run, left, incumbent, next_probe;
     bool probing;
 } tm_cm;
 
 static inline uint64_t tm_cm_now(void) { return __builtin_ia32_rdtsc(); }
 
-static void tm_cm_switch(uint32_t mode)
+static void tm_cm_switch(tm_tx *tx, uint32_t mode)
 {
-    /* relaxed: the mode is a hint; any mode is correct at any time. */
+    if (mode != TM_CM_SERIAL && mode != atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)) {
+        /* The serial lock drains every speculative attempt and keeps new ones out. relaxed:
+         * the lock's release (unlock) and its readers' seq_cst entry order these stores before
+         * any attempt that reads them. */
+        tm_serial_acquire(tx);
+        atomic_store_explicit(&tm_cm.spec, mode, memory_order_relaxed);
+        atomic_fetch_add_explicit(&tm_cm.spec_gen, 1, memory_order_relaxed);
+        tm_serial_release(tx);
+    }
+    /* relaxed: the mode is a hint; serial or the current speculative algorithm are both
+     * correct at any time. */
     atomic_store_explicit(&tm_cm.mode, mode, memory_order_relaxed);
     atomic_fetch_add_explicit(&tm_cm.gen, 1, memory_order_relaxed);
 }
 
+static uint64_t tm_cm_est(uint32_t m) { return atomic_load_explicit(&tm_cm.est[m], memory_order_relaxed); }
+
 /* Called by one thread at a time (busy flag). */
-static void tm_cm_decide(uint64_t now)
+static void tm_cm_decide(tm_tx *tx, uint64_t now)
 {
-    uint32_t mode = atomic_load_explicit(&tm_cm.mode, memory_order_relaxed), other = !mode;
-    uint64_t em = atomic_load_explicit(&tm_cm.est[mode], memory_order_relaxed);
-    uint64_t eo = atomic_load_explicit(&tm_cm.est[other], memory_order_relaxed);
-    if (em == 0)
+    uint32_t mode = atomic_load_explicit(&tm_cm.mode, memory_order_relaxed);
+    if (tm_cm_est(mode) == 0)
         return; /* no measurement of this epoch yet: extend it */
     if (tm_cm.probing) {
         tm_cm.probing = false;
-        if (em < eo) {
-            tm_cm.run = 1; /* the probed mode won */
+        uint32_t inc = tm_cm.incumbent;
+        if (tm_cm_est(mode) < tm_cm_est(inc)) {
+            tm_cm.incumbent = mode; /* the probed mode won */
+            tm_cm.run = 1;
         } else {
-            tm_cm_switch(other);
+            tm_cm_switch(tx, inc);
             tm_cm.run = tm_cm.run * 2 > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : tm_cm.run * 2;
         }
         tm_cm.left = tm_cm.run;
-    } else if (eo == 0 || --tm_cm.left == 0) {
-        atomic_store_explicit(&tm_cm.est[other], eo + eo / 4, memory_order_relaxed);
-        tm_cm_switch(other);
-        tm_cm.probing = true;
+    } else {
+        uint32_t probe = tm_cm.next_probe % TM_CM_MODES;
+        if (probe == mode)
+            probe = (probe + 1) % TM_CM_MODES;
+        tm_cm.next_probe = probe + 1;
+        if (tm_cm_est(probe) == 0 || --tm_cm.left == 0) {
+            uint64_t eo = tm_cm_est(probe);
+            atomic_store_explicit(&tm_cm.est[probe], eo + eo / 4, memory_order_relaxed);
+            tm_cm.incumbent = mode;
+            tm_cm_switch(tx, probe);
+            tm_cm.probing = true;
+        }
     }
     tm_cm.epoch_end = now + TM_CM_EPOCH;
 }
@@ -77,7 +112,7 @@ static void tm_cm_window_end(tm_tx *tx)
     if (gen == tx->cm.gen) {
         uint32_t mode = atomic_load_explicit(&tm_cm.mode, memory_order_relaxed);
         uint64_t cost = (now - tx->cm.window_start) / TM_CM_WINDOW;
-        uint64_t old = atomic_load_explicit(&tm_cm.est[mode], memory_order_relaxed);
+        uint64_t old = tm_cm_est(mode);
         atomic_store_explicit(&tm_cm.est[mode], old ? (old + cost) / 2 : cost,
                               memory_order_relaxed);
     }
@@ -85,7 +120,7 @@ static void tm_cm_window_end(tm_tx *tx)
         !atomic_exchange_explicit(&tm_cm.busy, 1, memory_order_acquire)) {
         /* acquire/release on busy: one decider at a time sees the previous decider's state. */
         if (now >= tm_cm.epoch_end)
-            tm_cm_decide(now);
+            tm_cm_decide(tx, now);
         atomic_store_explicit(&tm_cm.busy, 0, memory_order_release);
     }
     tx->cm.count = 0;
@@ -109,4 +144,19 @@ bool tm_cm_run_serial(tm_tx *tx)
 {
     (void)tx;
     return atomic_load_explicit(&tm_cm.mode, memory_order_relaxed) == TM_CM_SERIAL;
+}
+
+/* The speculative algorithm for an attempt that has entered as a serial-lock reader. */
+const tm_dispatch *tm_cm_disp(tm_tx *tx)
+{
+    /* relaxed: ordered by the reader entry (see tm_cm_switch). */
+    tx->cm.spec_gen = atomic_load_explicit(&tm_cm.spec_gen, memory_order_relaxed);
+    return atomic_load_explicit(&tm_cm.spec, memory_order_relaxed) == TM_CM_GLWT ? &tm_disp_gl_wt
+                                                                                : &tm_disp_norec;
+}
+
+bool tm_cm_algo_switched(const tm_tx *tx)
+{
+    /* relaxed: a stale value only makes the quiescing writer wait longer. */
+    return atomic_load_explicit(&tm_cm.spec_gen, memory_order_relaxed) != tx->cm.spec_gen;
 }

@@ -155,9 +155,14 @@ void tm_quiesce(tm_tx *self, uint64_t ts)
         for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts; i++) {
             if (TM_UNLIKELY(tm_stats_on) && !w0)
                 w0 = tm_stats_now();
+            /* adaptive changed algorithm: its drain already waited for every transaction that
+             * started before our commit, and later ones see our writes (core/cm.c). */
+            if (tm_cm_algo_switched(self))
+                goto done;
             tm_cpu_relax(i);
         }
     }
+done:
     if (w0)
         tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
 }

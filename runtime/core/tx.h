@@ -137,6 +137,7 @@ struct tm_tx {
         uint64_t window_start; /* TSC at the start of the current window (0: never used) */
         uint32_t count;        /* commits in the current window */
         uint32_t gen;          /* mode generation when the window started */
+        uint32_t spec_gen;     /* speculative-algorithm generation of the running attempt */
     } cm;                      /* contention manager state (cm.c) */
     uint64_t rng;
     size_t irrevocable_cps; /* checkpoints that existed when it went irrevocable (uncancellable) */
@@ -231,6 +232,8 @@ TM_HIDDEN void tm_bias_fork_child(tm_tx *self);
 /* cm.c: contention management of the adaptive algorithm. */
 TM_HIDDEN void tm_cm_committed(tm_tx *tx);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
+TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);
+TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
 
 /* txn.c */
 TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);

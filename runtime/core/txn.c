@@ -101,7 +101,8 @@ static uint32_t tm_attempt_start(tm_tx *tx)
         return tm_exclusive_code_path(tx, prop);
     }
     tm_reader_enter(tx);
-    tm_set_disp(tx, tm_config.algo->disp);
+    /* adaptive: the speculative algorithm is read only now, as a reader (core/cm.c). */
+    tm_set_disp(tx, tm_config.algo->managed ? tm_cm_disp(tx) : tm_config.algo->disp);
     tx->disp->begin(tx);
     if (TM_UNLIKELY(tm_stats_on))
         tm_stats_attempt(tx, false);

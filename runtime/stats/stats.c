@@ -15,10 +15,6 @@ bool tm_stats_on;
 static tm_site_table *tm_stats_tables; /* guarded by tm_stats_lock */
 static pthread_mutex_t tm_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Time is sampled: one attempt in TM_STATS_SAMPLE is timed and counts for TM_STATS_SAMPLE (the
- * TSC read costs ~20 ns in some virtual machines, more than a whole small transaction). */
-#define TM_STATS_SAMPLE 16
-
 static tm_site_table *tm_stats_table(tm_tx *tx)
 {
     if (TM_UNLIKELY(!tx->stats)) {
@@ -67,7 +63,7 @@ static tm_site *tm_stats_site(tm_tx *tx, uintptr_t pc)
     return &t->other;
 }
 
-void tm_stats_attempt(tm_tx *tx, bool serial)
+void tm_stats_attempt_slow(tm_tx *tx, bool serial)
 {
     uintptr_t pc = (uintptr_t)tx->jb0.pc;
     tm_site *s = tx->stats_last; /* consecutive transactions usually share a site */
@@ -81,7 +77,7 @@ void tm_stats_attempt(tm_tx *tx, bool serial)
         s->c[TM_STAT_cycles_serial_wait] += tx->stats_wait;
         tx->stats_wait = 0;
     }
-    tx->stats_t0 = (++tx->stats_tick % TM_STATS_SAMPLE) == 0 ? tm_stats_now() : 0;
+    tx->stats_t0 = (tx->stats_tick % TM_STATS_SAMPLE) == 0 ? tm_stats_now() : 0;
 }
 
 static inline uint64_t tm_stats_elapsed(const tm_tx *tx)
@@ -89,7 +85,7 @@ static inline uint64_t tm_stats_elapsed(const tm_tx *tx)
     return tx->stats_t0 ? (tm_stats_now() - tx->stats_t0) * TM_STATS_SAMPLE : 0;
 }
 
-void tm_stats_commit(tm_tx *tx)
+void tm_stats_commit_slow(tm_tx *tx)
 {
     tm_site *s = tx->stats_site;
     if (!s)

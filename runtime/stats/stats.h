@@ -69,8 +69,8 @@ typedef struct tm_site_table {
 
 extern bool tm_stats_on TM_HIDDEN;
 
-TM_HIDDEN void tm_stats_attempt(tm_tx *tx, bool serial);
-TM_HIDDEN void tm_stats_commit(tm_tx *tx);
+TM_HIDDEN void tm_stats_attempt_slow(tm_tx *tx, bool serial);
+TM_HIDDEN void tm_stats_commit_slow(tm_tx *tx);
 TM_HIDDEN void tm_stats_abort(tm_tx *tx, tm_abort_reason why);
 TM_HIDDEN void tm_stats_irrevocable(tm_tx *tx, uintptr_t caller_pc);
 TM_HIDDEN void tm_stats_configure(const char *dest);
@@ -85,5 +85,54 @@ TM_HIDDEN void tm_stats_shm_exit(void);
 extern bool tm_stats_shm_on TM_HIDDEN;
 
 static inline uint64_t tm_stats_now(void) { return __builtin_ia32_rdtsc(); }
+
+/* Time is sampled: one attempt in TM_STATS_SAMPLE is timed and counts for TM_STATS_SAMPLE (the
+ * TSC read costs ~20 ns in some virtual machines, more than a whole small transaction). */
+#define TM_STATS_SAMPLE 16
+
+/* The hooks' common cases are inline (stats on must stay within ~10% of off even for tiny
+ * transactions): the same site as the previous attempt, not timed, nothing else to record. */
+static inline void tm_stats_attempt(tm_tx *tx, bool serial)
+{
+    tm_site *s = tx->stats_last;
+    uint32_t tick = ++tx->stats_tick; /* the slow path reads it, without counting again */
+    if (TM_LIKELY(s && s->pc == (uintptr_t)tx->jb0.pc && !serial && !tx->stats_wait &&
+                  tick % TM_STATS_SAMPLE != 0)) {
+        tx->stats_site = s;
+        tx->stats_t0 = 0;
+        s->c[TM_STAT_starts]++;
+        return;
+    }
+    tm_stats_attempt_slow(tx, serial);
+}
+
+/* Commit of an attempt that logged nothing (uninstrumented code under the bias). */
+static inline void tm_stats_commit_direct(tm_tx *tx)
+{
+    tm_site *s = tx->stats_site;
+    if (TM_LIKELY(s && !tx->stats_t0 && tx->retries == 0)) {
+        s->c[TM_STAT_commits]++;
+        s->retries[0]++;
+        tx->stats_site = NULL;
+        return;
+    }
+    tm_stats_commit_slow(tx);
+}
+
+static inline void tm_stats_commit(tm_tx *tx)
+{
+    tm_site *s = tx->stats_site;
+    uint64_t reads = tx->rset.n, writes = tx->wset.n + tx->undo.count;
+    if (TM_LIKELY(s && !tx->stats_t0 && tx->retries == 0 && reads <= s->c[TM_STAT_read_set_max] &&
+                  writes <= s->c[TM_STAT_write_set_max])) {
+        s->c[TM_STAT_commits]++;
+        s->c[TM_STAT_read_set_sum] += reads;
+        s->c[TM_STAT_write_set_sum] += writes;
+        s->retries[0]++;
+        tx->stats_site = NULL;
+        return;
+    }
+    tm_stats_commit_slow(tx);
+}
 
 #endif

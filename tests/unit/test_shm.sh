@@ -2,7 +2,7 @@
 # TMKIT_STATS_SHM: a forking program (parent + 3 children, 2 threads each) adds into one shared
 # segment under every algorithm; a running program's counters grow between two snapshots; a
 # killed process leaves a readable segment and is reported dead; the next run starts from zero;
-# bad names are refused. The reader is build/bin/tmkit-shmdump (what `tmkit stat` polls).
+# bad names are refused. The reader is build/bin/tmkit-shmdump, polled by `tmkit stat`.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
 DUMP=$BUILD/bin/tmkit-shmdump
@@ -47,7 +47,9 @@ env TMKIT_STATS_SHM=$name "$SHM_PROG" run "$d/stop" & pid=$!
 i=0; until "$DUMP" $name > "$d/a.json" 2>/dev/null && grep -q "\"pid\": $pid" "$d/a.json"; do
     i=$((i + 1)); [ $i -lt 100 ] || fail "the running program never appeared"; sleep 0.1; done
 sleep 0.3
-"$DUMP" $name > "$d/b.json"
+"$ROOT/bin/tmkit" stat --once --json $name > "$d/b.json" || fail "tmkit stat --once --json failed"
+"$ROOT/bin/tmkit" stat --once $name > "$d/table.txt" || fail "tmkit stat --once failed"
+grep -q "prog_shm.c:" "$d/table.txt" || fail "tmkit stat does not name the site: $(cat "$d/table.txt")"
 python3 - "$d/a.json" "$d/b.json" $pid <<'PY' || fail "counters did not grow"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])

@@ -85,11 +85,16 @@ def _base_env():
             if not k.startswith("TMKIT_") and k not in ("LD_LIBRARY_PATH", "ITM_DEFAULT_METHOD")}
 
 
-def configurations(root):
+def configurations(root, with_stats=False):
     lib = paths.libdir(root)
     configs = [Config("mutex", "mutex", {})]
-    for name, _ in paths.algorithms(root):
+    algos = [name for name, _ in paths.algorithms(root)]
+    for name in algos:
         configs.append(Config(f"tmkit-{name}", "tm", {"TMKIT_ALGO": name, "LD_LIBRARY_PATH": lib}))
+    if with_stats:  # the default algorithm with the per-site profile on: its overhead figure
+        configs.insert(2, Config(f"tmkit-{algos[0]}+stats", "tm",
+                                 {"TMKIT_ALGO": algos[0], "LD_LIBRARY_PATH": lib,
+                                  "TMKIT_STATS": os.devnull}))
     configs.append(Config("libitm", "tm", {}))
     configs.append(Config("libitm-ml_wt", "tm", {"ITM_DEFAULT_METHOD": "ml_wt"}))
     return configs
@@ -591,7 +596,16 @@ def run(root, args, argv):
     cg_divisor = 0 if args.no_callgrind else (QUICK_CG_DIVISOR if args.quick else 1)
 
     cases = [c for s in chosen for c in SUITES[s]]
-    configs = configurations(root)
+    configs = configurations(root, args.with_stats)
+    if args.configs:
+        want = args.configs.split(",")
+        unknown = [w for w in want if w not in [c.name for c in configs]]
+        if unknown:
+            print(f"tmkit bench: unknown configuration '{unknown[0]}'; valid: "
+                  f"{', '.join(c.name for c in configs)}", file=sys.stderr)
+            return 2
+        # the mutex and the libitm default stay: every ratio is taken against them
+        configs = [c for c in configs if c.name in want or c.name in ("mutex", "libitm")]
     missing = [f"{c.prog}-{b}" for c in cases for b in ("tm", "mutex")
                if not os.path.exists(os.path.join(paths.bindir(root), f"{c.prog}-{b}"))]
     if missing or not os.path.exists(os.path.join(paths.libdir(root), "libitm.so.1")):

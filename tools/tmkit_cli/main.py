@@ -125,6 +125,9 @@ def main(argv, root):
     b.add_argument("--out", help="output directory (default bench/results/<date>-<suites>/)")
     b.add_argument("--no-callgrind", action="store_true", help="skip the instruction counts")
     b.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    b.add_argument("--with-stats", action="store_true",
+                   help="add the default algorithm with TMKIT_STATS on (the profile's overhead)")
+    b.add_argument("--configs", metavar="A,B", help="only these configurations (plus mutex and libitm)")
     b.set_defaults(fn=cmd_bench)
 
     args = p.parse_args(argv)
