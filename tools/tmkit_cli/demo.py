@@ -1,48 +1,99 @@
-"""`tmkit demo` / `make demo`: the bank program under every runtime configuration, as a table.
+"""`tmkit demo` / `make demo`: the short web-cache evaluation (docs/webcache.md).
 
-Each configuration runs the same binary (except the mutex build of the same source) for a short
-fixed time at 1 and 2 threads; the table shows throughput and whether money was conserved.
+The experiment of `tmkit bench webcache` with one repeat of short runs: Zipf s = 0.1, 1, 2 x the
+four server builds (no cache, lock, TM on tmkit, TM on the system libitm) x 1..nproc worker
+threads, plus one wrk cross-check per s; about two minutes. It prints the table and where the
+CSV files and plots are (build/webcache-demo/). The full, committed run is
+bench/results/webcache/summary.md.
+
+`tmkit demo --bank` (when the CLI passes arguments) is the former demo: the bank program under
+every runtime configuration.
 """
+import argparse
 import os
+import shutil
 import subprocess
 
 from . import paths
 
-SECONDS = "0.5"
+DEMO_ARGS = ["--repeats", "1", "--warmup", "0.5", "--duration", "1.5"]
 
 
-def _run(cmd, env):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    fields = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
-    return p.returncode, fields, p.stderr.strip()
-
-
-def run(root):
+def webcache(root):
+    from . import bench_webcache
     bindir = paths.bindir(root)
+    need = ["webcache-nocache", "webcache-lock", "webcache-tm", "webcache-urls", "webcache-load"]
+    missing = [n for n in need if not os.access(os.path.join(bindir, n), os.X_OK)]
+    if missing:
+        print(f"tmkit demo: {os.path.join(bindir, missing[0])} is missing; run `make build` "
+              "(apps/webcache and apps/loadgen build it)")
+        return 2
+    if not os.path.exists(os.path.join(paths.libdir(root), "libitm.so.1")):
+        print(f"tmkit demo: {paths.libdir(root)}/libitm.so.1 is missing; run `make build`")
+        return 2
+    if not shutil.which("man2html") or not os.path.isdir("/usr/share/man/man3"):
+        print("tmkit demo: the server renders man pages with man2html; run scripts/deps.sh "
+              "(apt-get install man2html manpages manpages-dev)")
+        return 2
+    args = list(DEMO_ARGS)
+    if not shutil.which("wrk"):
+        print("tmkit demo: wrk not found, skipping the cross-check (apt-get install wrk)")
+        args += ["--crosscheck", "none"]
+    out = os.path.join(paths.builddir(root), "webcache-demo")
+    print("web-cache demo: man pages rendered by man2html and cached; Zipf-distributed requests "
+          "from webcache-load; ~2 minutes")
+    rc = bench_webcache.run(args + ["--out", out], root)
+    full = os.path.join(root, "bench", "results", "webcache", "summary.md")
+    print("")
+    print(f"plots: {os.path.relpath(out, root)}/throughput.png, "
+          f"{os.path.relpath(out, root)}/latency.png; tables: {os.path.relpath(out, root)}/summary.md")
+    if os.path.exists(full):
+        print(f"full run (3 repeats, longer runs) and the comparison with the paper: "
+              f"{os.path.relpath(full, root)}, docs/webcache.md")
+    if rc != 0:
+        print("tmkit demo: some points failed; see the Failures section of the summary")
+    return rc
+
+
+def bank(root):
+    """The former demo: bank transfers + audits under every runtime, 1 and 2 threads."""
+    bindir = paths.bindir(root)
+    exe = os.path.join(bindir, "bank-tm")
+    if not os.path.exists(exe):
+        print(f"tmkit demo: {exe} is missing; run `make build`")
+        return 2
     base = {k: v for k, v in os.environ.items()
             if not k.startswith("TMKIT_") and k not in ("LD_LIBRARY_PATH", "ITM_DEFAULT_METHOD")}
-    configs = [("mutex", [os.path.join(bindir, "bank-mutex")], {})]
-    for name, _ in paths.algorithms(root):
-        configs.append((f"tmkit {name}", [os.path.join(bindir, "bank-tm")],
-                        {"TMKIT_ALGO": name, "LD_LIBRARY_PATH": paths.libdir(root)}))
-    configs.append(("libitm (system)", [os.path.join(bindir, "bank-tm")], {}))
-    configs.append(("libitm ml_wt", [os.path.join(bindir, "bank-tm")], {"ITM_DEFAULT_METHOD": "ml_wt"}))
-
-    print("bank: 1024 accounts, transfers + 1% full audits, "
-          f"{SECONDS} s per cell (ops/s; 'ok' = money conserved)")
+    configs = [("mutex", os.path.join(bindir, "bank-mutex"), {})]
+    configs += [(f"tmkit {name}", exe, {"TMKIT_ALGO": name, "LD_LIBRARY_PATH": paths.libdir(root)})
+                for name, _ in paths.algorithms(root)]
+    configs += [("libitm (system)", exe, {}), ("libitm ml_wt", exe, {"ITM_DEFAULT_METHOD": "ml_wt"})]
+    print("bank: 1024 accounts, transfers + 1% full audits, 0.5 s per cell "
+          "(ops/s; 'ok' = money conserved)")
     print(f"{'runtime':<18}{'1 thread':>16}{'2 threads':>16}")
     failures = 0
-    for label, cmd, extra in configs:
+    for label, prog, extra in configs:
         cells = []
         for threads in ("1", "2"):
-            rc, f, err = _run(cmd + ["--threads", threads, "--seconds", SECONDS],
-                              dict(base, **extra))
-            if rc != 0 or f.get("ok") != "1":
+            p = subprocess.run([prog, "--threads", threads, "--seconds", "0.5"],
+                               capture_output=True, text=True, env=dict(base, **extra))
+            f = dict(kv.split("=", 1) for kv in p.stdout.split() if "=" in kv)
+            if p.returncode != 0 or f.get("ok") != "1":
                 failures += 1
                 cells.append("FAILED")
-                if err:
-                    print(f"  {label}: {err}")
+                if p.stderr.strip():
+                    print(f"  {label}: {p.stderr.strip()}")
             else:
                 cells.append(f"{float(f['ops_per_s']):>12,.0f} ok")
         print(f"{label:<18}{cells[0]:>16}{cells[1]:>16}")
     return 1 if failures else 0
+
+
+def run(root, argv=None):
+    p = argparse.ArgumentParser(prog="tmkit demo", description=__doc__.split("\n\n")[0])
+    p.add_argument("--bank", action="store_true", help="the bank-program demo instead")
+    try:
+        a = p.parse_args(argv or [])
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    return bank(root) if a.bank else webcache(root)
