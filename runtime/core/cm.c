@@ -14,8 +14,8 @@
  *    validation and cache-line hand-offs all count. A window that ran entirely under one mode
  *    (same mode generation at both ends) is folded into that mode's global estimate.
  *  - Time is cut into epochs (TM_CM_EPOCH cycles). When an epoch ends, the first thread to notice
- *    decides: after a probe epoch, the cheaper of the probed mode and the incumbent wins; the
- *    incumbent keeps winning for `run` epochs, doubling after every lost probe (up to
+ *    decides: after a probe epoch, the probed mode wins if it was more than 1/8 cheaper than the
+ *    incumbent; the incumbent keeps winning for `run` epochs, doubling after every lost probe (up to
  *    TM_CM_RUN_MAX), then the next other mode (round robin) is probed for one epoch. Estimates
  *    age by 25% at each probe, so a changing workload is seen.
  *  - NOrec and gl_wt must never run at once (each validates against its own global word), so
@@ -81,9 +81,13 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
     if (tm_cm.probing) {
         tm_cm.probing = false;
         uint32_t inc = tm_cm.incumbent;
-        if (tm_cm_est(mode) < tm_cm_est(inc)) {
-            tm_cm.incumbent = mode; /* the probed mode won */
-            tm_cm.run = 1;
+        uint64_t ep = tm_cm_est(mode);
+        if (ep + ep / 8 < tm_cm_est(inc)) {
+            /* the probed mode won by more than the noise of one epoch (1/8: without this
+             * margin, two modes of similar cost trade places every few epochs, and every
+             * change of speculative algorithm drains all threads) */
+            tm_cm.incumbent = mode;
+            tm_cm.run = 2;
         } else {
             tm_cm_switch(tx, inc);
             tm_cm.run = tm_cm.run * 2 > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : tm_cm.run * 2;
