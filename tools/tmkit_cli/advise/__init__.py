@@ -1,0 +1,1 @@
+"""tmkit advise: which critical sections of a lock-based C program can become transactions."""

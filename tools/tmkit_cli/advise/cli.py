@@ -1,0 +1,106 @@
+"""`tmkit advise` options and the order of the analysis."""
+import argparse
+import json
+import sys
+import time
+
+from . import analyze, classify, compdb, conflicts, lockflow, report, rewrite, sections
+from .model import UserError
+
+USAGE = """tmkit advise [options] (-p BUILD_DIR | --compdb FILE) [FILES...]
+       tmkit advise [options] FILE.c... [-- COMPILER FLAGS]"""
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog="tmkit advise", usage=USAGE,
+        description="Find the critical sections of a lock-based C program, what blocks each one "
+                    "from becoming a GCC transaction (-fgnu-tm), the lock order, lock groups and "
+                    "LockSTM classes (pure / hybrid / non-revocable); optionally rewrite them.")
+    p.add_argument("files", nargs="*", help="C sources (with -p: restrict the database to these)")
+    p.add_argument("-p", dest="build", metavar="DIR", help="directory with compile_commands.json")
+    p.add_argument("--compdb", metavar="FILE", help="a compile_commands.json")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--patch", action="store_true",
+                   help="print a unified diff that turns eligible sections into transactions")
+    p.add_argument("--verify", action="store_true",
+                   help="apply the rewrite in a scratch directory, compile it with gcc -fgnu-tm "
+                        "and compare GCC's view with the report (exit 1 on disagreement)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report (or diff) to FILE")
+    return p
+
+
+def main(argv, root):
+    flags = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, flags = argv[:i], argv[i + 1:]
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args, flags)
+    except UserError as e:
+        print(f"tmkit advise: {e}", file=sys.stderr)
+        return 2
+
+
+def _run(args, flags):
+    if args.build and args.compdb:
+        raise UserError("give either -p DIR or --compdb FILE, not both")
+    db = args.build or args.compdb
+    if db:
+        if flags:
+            raise UserError("compiler flags after -- apply to files without a compilation database")
+        units = compdb.from_compdb(db, args.files)
+    elif args.files:
+        units = compdb.from_files(args.files, flags)
+    else:
+        raise UserError("nothing to analyse: give -p BUILD_DIR, --compdb FILE or C files "
+                        "(see tmkit advise --help)")
+    t0 = time.monotonic()
+    from .program import Program
+    prog = Program(units)
+    timing = dict(prog.timing)
+    t1 = time.monotonic()
+    lockflow.discover(prog)
+    secs, unbalanced = sections.find(prog)
+    from .safety import Analyzer
+    an = Analyzer(prog)
+    for s in secs:
+        analyze.section(an, s)
+    edges, cycles = analyze.lock_order(secs)
+    groups = conflicts.groups(secs)
+    classify.classify(secs, groups)
+    read = rewrite.source_reader()
+    pre = {u["lock"]: f"unbalanced release at {u['file']}:{u['line']}" for u in unbalanced}
+    kept = classify.plan_patches(secs, edges, units, read, pre)
+    timing["analysis"] = time.monotonic() - t1
+    prog.count_lines()
+    patches = []
+    if args.patch or args.verify:
+        patches = rewrite.build(secs, read)
+    ok = True
+    if args.verify:
+        from . import verify
+        t2 = time.monotonic()
+        ok = verify.verify(patches, units)
+        timing["verify"] = time.monotonic() - t2
+    timing["total"] = time.monotonic() - t0
+    doc = report.to_json(prog, secs, unbalanced, edges, cycles, groups, kept, timing)
+    out = open(args.output, "w") if args.output else sys.stdout
+    try:
+        if args.json:
+            json.dump(doc, out, indent=1)
+            out.write("\n")
+        elif args.patch and not args.verify:
+            for p in patches:
+                out.write(p.diff())
+        else:
+            report.to_text(doc, out)
+            if args.patch:
+                out.write("\n")
+                for p in patches:
+                    out.write(p.diff())
+    finally:
+        if args.output:
+            out.close()
+    return 0 if ok else 1

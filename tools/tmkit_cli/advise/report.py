@@ -1,0 +1,118 @@
+"""The report: one JSON document (schema in docs/advise.md) and a text rendering of it."""
+from .classify import HINTS
+from .program import display
+from .sections import exits_info
+
+VERSION = 1
+
+
+def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
+    locks = {}
+    for s in sections:
+        d = locks.setdefault(s.lock.name, {"name": s.lock.name, "kind": s.lock.kind,
+                                           "sections": [], "removable": True})
+        d["sections"].append(s.id)
+    for name, why in kept.items():
+        if name in locks:
+            locks[name]["removable"] = False
+            locks[name]["reason"] = why
+    wrappers = []
+    for f in sorted(prog.user_funcs(), key=lambda f: (f.file, f.line)):
+        for w in f.wrapper:
+            wrappers.append({"function": f.name, "file": display(f.file), "line": f.line,
+                             "op": w.op, "lock": w.name if not (w.template and w.template[1])
+                             else f"*{f.params[w.template[0]]} (from the caller)"})
+    return {
+        "version": VERSION,
+        "tool": "tmkit advise",
+        "files": sorted(display(u.file) for u in prog.units),
+        "summary": {
+            "sections": len(sections),
+            "pure": sum(s.cls == "pure" for s in sections),
+            "hybrid": sum(s.cls == "hybrid" for s in sections),
+            "non-revocable": sum(s.cls == "non-revocable" for s in sections),
+            "lines": prog.lines, "functions": len(prog.user_funcs()),
+        },
+        "sections": [_section(s) for s in sections],
+        "locks": sorted(locks.values(), key=lambda d: d["name"]),
+        "wrappers": wrappers,
+        "unbalanced": unbalanced,
+        "lock_order": [{"from": a, "to": b, "sites": sites} for (a, b), sites in sorted(edges.items())],
+        "cycles": [{"locks": c, "note": "potential deadlock" if len(c) > 1 else
+                    "lock nested inside itself: two instances, or a self-deadlock"} for c in cycles],
+        "groups": groups,
+        "timing": {k: round(v, 3) for k, v in timing.items()},
+    }
+
+
+def _section(s):
+    g = s.func.cfg
+    start, end = s.lines(g)
+    d = {
+        "id": s.id, "function": s.func.name, "file": display(s.file), "line": s.line,
+        "end_line": end, "lines": [start, end],
+        "locks": [s.lock.name], "kind": s.lock.kind, "mode": s.lock.mode,
+        "acquire": {"op": s.lock.op, "via": s.lock.via, "line": s.line},
+        "holding": s.holding,
+        "exits": exits_info(s),
+        "status": s.status, "problems": s.problems,
+        "blockers": [{"kind": b.kind, "what": b.what, "file": display(b.file), "line": b.line,
+                      "chain": b.chain, "paths": paths, "hint": HINTS.get(b.kind, "")}
+                     for b, paths in s.blockers],
+        "irrevocable": s.irrevocable,
+        "reads": sorted(k for k, m in s.accesses.items() if "r" in m),
+        "writes": sorted(k for k, m in s.accesses.items() if "w" in m),
+        "acquires": sorted(s.acquires),
+        "group": s.group, "class": s.cls, "suggest": s.suggest,
+        "patch": {k: v for k, v in (s.patch or {}).items() if k != "edits"},
+    }
+    if getattr(s, "verify", None):
+        d["verify"] = s.verify
+    return d
+
+
+def to_text(doc, out):
+    w = out.write
+    sm = doc["summary"]
+    w(f"tmkit advise: {sm['sections']} critical sections in {len(doc['files'])} file(s), "
+      f"{sm['lines']} lines: {sm['pure']} pure, {sm['hybrid']} hybrid, "
+      f"{sm['non-revocable']} non-revocable\n")
+    for s in doc["sections"]:
+        w(f"\n#{s['id']} {s['class']:<13} {s['function']}  {s['file']}:{s['lines'][0]}-{s['lines'][1]}"
+          f"  lock {', '.join(s['locks'])} ({s['kind']}{', ' + s['mode'] if s['mode'] not in (None, 'exclusive') else ''}"
+          f"{', via ' + s['acquire']['via'] if s['acquire']['via'] else ''})  group {s['group']}\n")
+        if s["status"] != "ok":
+            w(f"    {s['status']}: {'; '.join(s['problems'])}\n")
+        for b in s["blockers"]:
+            chain = " -> ".join(b["chain"])
+            w(f"    blocker {b['kind']}: {b['what']}  {b['file']}:{b['line']}  [{b['paths']} path"
+              f"{'s' if b['paths'] == 'some' else ''}]  via {chain}\n")
+        w(f"    -> {s['suggest']}\n")
+        p = s["patch"]
+        if p:
+            w(f"    patch: {p['construct'] if p.get('eligible') else 'no (' + p['reason'] + ')'}\n")
+        if "verify" in s:
+            v = s["verify"]
+            w(f"    verify: {'agrees' if v['agree'] else 'DISAGREES'}: gcc {v['gcc']}"
+              f"{' (' + v['detail'] + ')' if v['detail'] else ''}\n")
+    if doc["unbalanced"]:
+        w("\nUnbalanced lock operations\n")
+        for u in doc["unbalanced"]:
+            w(f"  {u['file']}:{u['line']} {u['function']}: {u['lock']}: {u['problem']}\n")
+    w("\nLock order (held -> acquired)\n")
+    for e in doc["lock_order"] or []:
+        site = e["sites"][0]
+        w(f"  {e['from']} -> {e['to']}   {site['function']} (line {site['line']})"
+          f"{' via ' + ' -> '.join(site['chain']) if len(site['chain']) > 1 else ''}\n")
+    if not doc["lock_order"]:
+        w("  (no nested acquisitions)\n")
+    w("Cycles: " + ("none\n" if not doc["cycles"] else "\n"))
+    for c in doc["cycles"]:
+        w(f"  {' <-> '.join(c['locks'])}: {c['note']}\n")
+    w("\nGroups (sections that may touch common shared memory)\n")
+    for g in doc["groups"]:
+        nr = g["non_revocable"]
+        w(f"  group {g['id']}: sections {', '.join('#%d' % i for i in g['sections'])}; locks "
+          f"{', '.join(g['locks'])}; shared {', '.join(g['shared'][:8]) or '-'}"
+          f"{' ...' if len(g['shared']) > 8 else ''}"
+          f"{'; non-revocable ' + ', '.join('#%d' % i for i in nr) if nr else ''}\n")
