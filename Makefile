@@ -2,21 +2,25 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: all build deps test demo bench bench-quick clean check-abi
+.PHONY: all build deps venv test demo bench bench-quick clean check-abi
 
 all: build
 
 deps:
 	@scripts/deps.sh
 
+# Python packages (matplotlib, libclang, jsonschema) in .venv, for plots, advise and tests.
+venv:
+	@scripts/venv.sh
+
 build: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+test: build venv
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
 
-demo: build
+demo: build venv
 	@bin/tmkit demo
 
 # The benchmark suite (bench/README.md): results in bench/results/<date>-all/, table in README.md.
