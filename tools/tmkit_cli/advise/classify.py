@@ -89,10 +89,11 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None):
             kept.setdefault(s.lock.name, f"section #{s.id} keeps it ({why})")
     # Two sections cannot share a closing statement.
     owners = {}
+    files = {s.id: s.file for s in sections}
     for sid, (_, edits) in plans.items():
         for e in edits:
             if e[2] == "}":
-                owners.setdefault((e[0], e[1]), []).append(sid)
+                owners.setdefault((files[sid], e[0], e[1]), []).append(sid)
     for ids in owners.values():
         if len(ids) > 1:
             for sid in ids:

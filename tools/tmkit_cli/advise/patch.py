@@ -25,14 +25,18 @@ def _same(a, b):
 
 
 def _climb(node):
-    """(statement, enclosing compound) for a node's statement, climbing out of macro bodies."""
+    """(statement, enclosing compound, the compound's child holding it) for a node's statement,
+    climbing out of macro bodies and over labels (`found: LOCK();` keeps its label)."""
     path = node.path
     i = len(path) - 1
     while i > 0 and _same(path[i - 1], path[i]):
         i -= 1
-    if i == 0 or path[i - 1].kind != K.COMPOUND_STMT:
+    stmt, j = path[i], i - 1
+    while j >= 0 and path[j].kind == K.LABEL_STMT:
+        j -= 1
+    if j < 0 or path[j].kind != K.COMPOUND_STMT:
         raise NoPatch(f"line {node.line}: the lock call is not a statement of its own")
-    return path[i], path[i - 1]
+    return stmt, path[j], path[j + 1]
 
 
 def stmt_end(src, c):
@@ -92,17 +96,19 @@ def plan(s, src, construct):
     if s.lock.op == "try":
         open_at, container, first = _try_opener(s, src, edits, kw)
     else:
-        stmt, container = _climb(node)
+        stmt, container, child = _climb(node)
         _only_lock(g, stmt, node)
         a, b = stmt.extent.start.offset, stmt_end(src, stmt)
         edits.append((a, b, kw))
-        open_at, first = a, _index(container, stmt) + 1
+        open_at, first = a, _index(container, child) + 1
     kids = list(container.get_children())
     # The closing release: an exit statement that is a later child of the same block.
     closers, others = [], []
     for e in s.exits:
-        stmt, comp = _climb(g.nodes[e])
+        stmt, comp, child = _climb(g.nodes[e])
         _only_lock(g, stmt, g.nodes[e])
+        if child.kind == K.LABEL_STMT:
+            raise NoPatch(f"line {g.nodes[e].line}: a release carries a label")
         if _same(comp, container) and _index(container, stmt) >= first:
             closers.append((stmt.extent.start.offset, stmt, e))
         else:
@@ -121,7 +127,7 @@ def plan(s, src, construct):
     if decls:
         i = next(i for i, e in enumerate(edits) if e[2].endswith(kw))
         a, b, text = edits[i]
-        edits[i] = (a, b, text.replace(kw, " ".join(decls) + " " + kw) if text.startswith(" ")
+        edits[i] = (a, b, text.replace(kw, " ".join(decls) + " " + kw) if text != kw
                     else " ".join(decls) + " " + text)
     return edits
 
@@ -147,7 +153,10 @@ def _try_opener(s, src, edits, kw):
     if parent is None or parent.kind != K.COMPOUND_STMT:
         raise NoPatch("the trylock's if statement is not in a block")
     at = stmt_end(src, if_stmt)
-    edits.append((at, at, " " + kw))
+    ls = src.rfind(b"\n", 0, if_stmt.extent.start.offset) + 1
+    indent = src[ls:if_stmt.extent.start.offset].decode()
+    indent = indent if indent.strip() == "" else ""
+    edits.append((at, at, "\n" + indent + kw))
     return at, parent, _index(parent, if_stmt) + 1
 
 

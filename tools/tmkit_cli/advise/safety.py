@@ -15,6 +15,9 @@ from .cfg import reachable
 from .events import pointee_location
 
 
+_STDIO = {"*struct _IO_FILE", "*FILE"}
+
+
 class Blocker:
     __slots__ = ("kind", "what", "file", "line", "chain", "always")
 
@@ -138,7 +141,7 @@ class Analyzer:
             return out, always
         for a in ev.args:
             pl = pointee_location(a, f.extractor)
-            if pl:
+            if pl and pl[0] not in _STDIO:        # streams lock themselves
                 _add_access(acc, pl[0], pl[1])
         if attr == "safe":
             return [], False
