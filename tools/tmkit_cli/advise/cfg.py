@@ -124,7 +124,8 @@ class Builder:
             if init is not None:
                 preds = self.visit(init, preds)
             v = 1 if cond is None else const_int(cond)
-            n = self.node("cond", cond if cond is not None else c, preds)
+            n = self.node("cond" if cond is not None else "join", cond if cond is not None else c,
+                          preds)
             cont = g._new("join", inc if inc is not None else c, n.line, tuple(self.path))
             loop = _Loop(cont)
             self.loops.append(loop)

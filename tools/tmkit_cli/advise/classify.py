@@ -77,6 +77,8 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None):
             why = "condition-variable wait inside"
         elif s.lock.name.startswith("*") or "::*" in s.lock.name:
             why = f"lock '{s.lock.name}' is reached through a pointer the analysis does not resolve"
+        elif s.lock.root[0] == "local" and not s.lock.name.startswith(("struct ", "union ")):
+            why = f"lock '{s.lock.name}' is a local object (its address may be shared)"
         elif s.file not in compiled:
             why = "section is in a header (rewrite only edits compiled sources)"
         else:

@@ -20,6 +20,9 @@ def _parser():
     p.add_argument("files", nargs="*", help="C sources (with -p: restrict the database to these)")
     p.add_argument("-p", dest="build", metavar="DIR", help="directory with compile_commands.json")
     p.add_argument("--compdb", metavar="FILE", help="a compile_commands.json")
+    p.add_argument("--entry", metavar="TEXT",
+                   help="use only database entries whose command or output contains TEXT (a "
+                        "target's name, e.g. webcache-lock, when one source is built several ways)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--patch", action="store_true",
                    help="print a unified diff that turns eligible sections into transactions")
@@ -50,7 +53,7 @@ def _run(args, flags):
     if db:
         if flags:
             raise UserError("compiler flags after -- apply to files without a compilation database")
-        units = compdb.from_compdb(db, args.files)
+        units = compdb.from_compdb(db, args.files, args.entry)
     elif args.files:
         units = compdb.from_files(args.files, flags)
     else:

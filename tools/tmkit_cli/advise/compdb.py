@@ -61,7 +61,7 @@ def _split(args, source, directory):
     return out
 
 
-def from_compdb(path, only=()):
+def from_compdb(path, only=(), match=None):
     if os.path.isdir(path):
         path = os.path.join(path, "compile_commands.json")
     try:
@@ -80,6 +80,8 @@ def from_compdb(path, only=()):
                 not ("arguments" in e or "command" in e):
             raise UserError(f"{path}: entry {i} lacks 'directory', 'file' and 'arguments'/'command'")
         argv = e["arguments"] if "arguments" in e else shlex.split(e["command"])
+        if match and not any(match in a for a in argv + [e.get("output", "")]):
+            continue
         if not e["file"].endswith(".c"):
             continue                       # C only: C++ sources are skipped
         u = Unit(e["file"], e["directory"], _split(argv[1:], e["file"], e["directory"]))
@@ -90,7 +92,8 @@ def from_compdb(path, only=()):
         seen.add(u.file)
         units.append(u)
     if not units:
-        raise UserError(f"{path}: no C sources" + (" matching the files given" if only else ""))
+        raise UserError(f"{path}: no C sources" + (" matching the files given" if only else "")
+                        + (f" in entries matching '{match}'" if match else ""))
     return units
 
 

@@ -43,8 +43,27 @@ def _record_name(field):
 class Extractor:
     """Turns the expression tree of one statement into a list of Events."""
 
-    def __init__(self, func_name, file):
-        self.func, self.file = func_name, file
+    def __init__(self, func_name, file, body=None):
+        self.func, self.file, self.body = func_name, file, body
+        self._escaped = None
+
+    def escaped(self, var):
+        """True if the function takes the address of local `var` (or of one of its fields):
+        then the struct may be shared with other threads (e.g. handed to pthread_create)."""
+        if self._escaped is None:
+            self._escaped = set()
+            if self.body is not None:
+                for x in self.body.walk_preorder():
+                    if x.kind == K.UNARY_OPERATOR and unary_op(x) == "&":
+                        y = strip(next(iter(x.get_children())))
+                        while y.kind == K.MEMBER_REF_EXPR:
+                            kids = list(y.get_children())
+                            if not kids or kids[0].type.get_canonical().kind == T.POINTER:
+                                break
+                            y = strip(kids[0])
+                        if y.kind == K.DECL_REF_EXPR and y.referenced is not None:
+                            self._escaped.add(y.referenced.location.offset)
+        return var.location.offset in self._escaped
 
     def run(self, c):
         self.out = []
@@ -90,7 +109,9 @@ class Extractor:
             ref = c.referenced
             base = next(iter(c.get_children()), None)
             if base is not None and base.type.get_canonical().kind != T.POINTER:
-                if self.location(base) is None and strip(base).kind == K.DECL_REF_EXPR:
+                sb = strip(base)
+                if self.location(base) is None and sb.kind == K.DECL_REF_EXPR and \
+                        not (sb.referenced is not None and self.escaped(sb.referenced)):
                     return None                      # field of a local struct
             if ref is None:
                 return "?"

@@ -119,6 +119,12 @@ def abstract(arg, func, ex, depth=0):
     s = strip(arg)
     if s.kind == K.UNARY_OPERATOR and unary_op(s) == "&":
         obj = next(iter(s.get_children()))
+        so = strip(obj)
+        if so.kind == K.MEMBER_REF_EXPR and so.referenced is not None:
+            # a lock field is named by its struct type even in a local struct: the struct is
+            # usually shared through pointers (threads get its address)
+            from .events import _record_name
+            return f"{_record_name(so.referenced)}::{so.spelling}"
         loc = ex.location(obj)
         if loc is None:
             return f"{func.name}::{render(obj)}"

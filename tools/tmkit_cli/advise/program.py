@@ -63,7 +63,7 @@ class Program:
         """The function's CFG with events on every node (built once)."""
         if f.cfg is None:
             g = cfgmod.build(f.cursor, f.line, noreturn_stmt)
-            ex = Extractor(f.name, f.file)
+            ex = Extractor(f.name, f.file, f.cursor)
             for n in g.nodes:
                 if n.kind in ("entry", "exit", "join", "label"):
                     continue
