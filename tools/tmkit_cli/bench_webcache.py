@@ -98,7 +98,8 @@ def parse_args(argv):
     p.add_argument("--max-entries", type=int, default=256,
                    help="cache entries (default 256, ~7%% of the ~3,500-page catalog)")
     p.add_argument("--max-bytes", type=int, default=64 << 20, help="cache bytes (default 64 MiB)")
-    p.add_argument("--policy", choices=["lru", "gdsf"], default="lru")
+    p.add_argument("--policy", choices=["lru", "gdsf"], default="gdsf",
+                   help="cache replacement (default gdsf, the server's and mod_mem_cache's default)")
     p.add_argument("--crosscheck", choices=["wrk", "none"], default="wrk",
                    help="client for the cross-check points (default wrk)")
     p.add_argument("--quick", action="store_true", help="one short repeat (a smoke run)")
@@ -132,9 +133,18 @@ class Server:
         m = re.search(r"listening on ([0-9.]+):(\d+)", line)
         if not m:
             self.stop()
-            raise PointError(f"{os.path.basename(exe)} did not start (printed {line.strip()!r}; "
-                             f"stderr in {log_path})")
+            raise PointError(f"{os.path.basename(exe)} did not start (printed {line.strip()!r})"
+                             + self.log_tail())
         self.base = f"http://{m.group(1)}:{m.group(2)}"
+
+    def log_tail(self):
+        """The server's last stderr lines, for failure messages."""
+        try:
+            with open(self.log.name) as f:
+                lines = [ln.strip() for ln in f if ln.strip()]
+        except OSError:
+            return ""
+        return "; stderr: " + " | ".join(lines[-3:]) if lines else ""
 
     def libitm(self):
         try:
@@ -253,19 +263,20 @@ class Experiment:
         finally:
             rc = srv.stop()
         if rc != 0:
-            raise PointError(f"server exit status {rc} after SIGTERM (log server-{tag}.log)")
+            raise PointError(f"server exit status {rc} after SIGTERM{srv.log_tail()}")
         for k in ("rps", "mean_ms", "p50_ms", "p99_ms", "errors", "non2xx", "requests"):
             row[k] = res[k]
         hits = after.get("hits", 0) - before.get("hits", 0)
         misses = after.get("misses", 0) - before.get("misses", 0)
-        row["hit_rate"] = hits / (hits + misses) if hits + misses and build != "nocache" else ""
+        row["hit_rate"] = round(hits / (hits + misses), 4) \
+            if hits + misses and build != "nocache" else ""
         row["entries"], row["evictions"] = after.get("entries", ""), after.get("evictions", "")
         if stats_file:
             st, co, ab = tm_profile(stats_file)
             row.update(tm_starts=st, tm_commits=co, tm_aborts=ab,
-                       abort_rate=ab / st if st else 0.0)
-        if res["errors"] or res["non2xx"]:
-            row["status"] = f"{res['errors']} errors, {res['non2xx']} non-2xx"
+                       abort_rate=round(ab / st, 5) if st else 0.0)
+        if res["errors"]:
+            row["status"] = f"{res['errors']} request errors"
         return row
 
     def crosscheck(self, s, threads, build="lock"):
@@ -364,10 +375,6 @@ def run(argv, root):
                     failures.setdefault((s, max(a.threads), "crosscheck"), []).append(str(e))
                     log(f"  FAILED cross-check s={s:g}: {e}")
             log(f"  cross-checks done, {time.monotonic() - t0:.0f} s elapsed")
-        logs = [f for f in os.listdir(work) if f.startswith("server-") and os.path.getsize(
-            os.path.join(work, f))]
-        for f in logs[:20]:   # servers' stderr, kept only when they said something
-            shutil.copy(os.path.join(work, f), outdir)
     meta["duration"], meta["load_end"] = time.monotonic() - t0, bench.loadavg()
     results = wplot.aggregate(rows, failures, a)
     bench.write_csv(os.path.join(outdir, "runs.csv"), rows, RUN_FIELDS)
@@ -403,4 +410,4 @@ def run(argv, root):
 
 def argv_has_selection(argv):
     """A run that narrows the default grid does not replace the stable latest summary."""
-    return any(x.split("=")[0] in ("--s", "--builds", "--threads", "--build") for x in argv)
+    return any(x.split("=")[0] in ("--s", "--builds", "--threads") for x in argv)
