@@ -114,6 +114,7 @@ void wc_conn_serve(const struct wc_ctx *ctx, int fd, int wake_fd)
         memset(&r, 0, sizeof r);
         int parsed = st == WC_PARSE_OK, keep = 0, head_only = 0;
         size_t used = len;
+        WC_STATS_INC(requests); /* before answering, so /_stats counts itself */
         if (!parsed) {
             wc_response_error(&r, st);
         } else {
@@ -135,7 +136,6 @@ void wc_conn_serve(const struct wc_ctx *ctx, int fd, int wake_fd)
             head_only = rq.method == WC_HEAD;
             keep = rq.keep_alive && !r.close;
         }
-        WC_STATS_INC(requests);
         int wrote = wc_http_write(fd, &r, head_only, keep, (int)cfg->request_timeout_ms);
         if (cfg->verbose)
             wc__log(&rq, parsed, &r);

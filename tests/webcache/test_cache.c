@@ -171,7 +171,7 @@ static void test_limits(void)
     wc_cache_free(c);
 
     c = make(WC_POLICY_GDSF, 5, 1 << 20, 1 << 20); /* count limit */
-    char key[8];
+    char key[16];
     for (int i = 0; i < 50; i++) {
         snprintf(key, sizeof key, "k%d", i);
         put(c, key, 10 + i, 1, 0);

@@ -6,7 +6,7 @@
  * (hits + misses = lookups, inserts - evictions - expired = entries) and, after the cache is
  * freed, no entry is left alive (each freed exactly once: wc_entry_free aborts on a second free).
  *
- * usage: test_cache_stress [THREADS [OPS_PER_THREAD]]   (default 6 threads, 20000 ops)
+ * usage: test_cache_stress [THREADS [OPS_PER_THREAD]]   (default 6 threads, 12000 ops)
  */
 #include "cache.h"
 
@@ -136,7 +136,7 @@ static int run(enum wc_policy policy, int threads, size_t max_entries, size_t ma
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 6;
-    ops_per_thread = argc > 2 ? atol(argv[2]) : 20000;
+    ops_per_thread = argc > 2 ? atol(argv[2]) : 12000;
     if (threads < 1 || threads > 64 || ops_per_thread < 1) {
         fprintf(stderr, "usage: test_cache_stress [THREADS(1-64) [OPS]]\n");
         return 2;
