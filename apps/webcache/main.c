@@ -62,17 +62,20 @@ static void wc_usage(FILE *f, const struct wc_config *d)
             break;
         }
         case K_SECS: snprintf(def, sizeof def, "%g", *(const unsigned *)base / 1000.0); break;
-        case K_STR: snprintf(def, sizeof def, "%s", *base ? base : "\"\""); break;
+        case K_STR: snprintf(def, sizeof def, "%s", base); break;
         case K_POLICY: snprintf(def, sizeof def, "%s", wc_policy_name(*(const enum wc_policy *)base)); break;
-        case K_BOOL: snprintf(def, sizeof def, "off"); break;
+        case K_BOOL: break;
         }
+        static const char *const meta[] = {" N", " BYTES", " SECS", " STR", " lru|gdsf", ""};
         char names[48];
-        snprintf(names, sizeof names, "%s%c%s--%s%s", fl->short_name ? "-" : "",
-                 fl->short_name ? fl->short_name : ' ', fl->short_name ? ", " : "  ", fl->name,
-                 fl->kind == K_BOOL ? "" : " X");
-        fprintf(f, "  %-26s %s (default %s)\n", names + (fl->short_name ? 0 : 1), fl->help, def);
+        if (fl->short_name)
+            snprintf(names, sizeof names, "-%c, --%s%s", fl->short_name, fl->name, meta[fl->kind]);
+        else
+            snprintf(names, sizeof names, "    --%s%s", fl->name, meta[fl->kind]);
+        fprintf(f, "  %-28s %s%s%s%s\n", names, fl->help, *def ? " (default " : "", def,
+                *def ? ")" : "");
     }
-    fprintf(f, "  %-26s this help\n\nThe cache flags are accepted but unused by the nocache build."
+    fprintf(f, "  %-28s this help\n\nThe cache flags are accepted but unused by the nocache build."
                " SIGINT/SIGTERM stop the server (exit 0).\n", "-h, --help");
 }
 
