@@ -354,7 +354,8 @@ def main():
     env = os.environ.copy()
     statsfile = None
     if os.environ.get("TM_STATS") == "1":
-        statsfile = tempfile.mktemp(prefix="webcache-tmstats-", suffix=".json")
+        statsdir = tempfile.mkdtemp(prefix="webcache-tmstats-")
+        statsfile = os.path.join(statsdir, "profile.json")
         env["TMKIT_STATS"] = statsfile
     srv = Server(binary, "--threads", "4", env=env)
     refenv = {k: v for k, v in os.environ.items() if not k.startswith(("TMKIT", "LD_"))}
@@ -370,6 +371,7 @@ def main():
         tm_stats_check(statsfile)
         if os.path.exists(statsfile):
             os.unlink(statsfile)
+        os.rmdir(statsdir)
     test_timeouts(binary)
     if caching:
         test_limits_and_expiry(binary)
