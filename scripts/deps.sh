@@ -9,6 +9,7 @@ command -v gcc    >/dev/null 2>&1 || need="$need gcc"
 command -v g++    >/dev/null 2>&1 || need="$need g++"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
 command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
+[ -e /usr/include/zlib.h ] || need="$need zlib1g-dev"           # webcache: gzipped man pages
 command -v man2html >/dev/null 2>&1 || need="$need man2html"      # webcache backend
 command -v wrk    >/dev/null 2>&1 || need="$need wrk"             # webcache cross-check client
 command -v siege  >/dev/null 2>&1 || need="$need siege"
