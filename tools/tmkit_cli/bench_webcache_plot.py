@@ -7,7 +7,7 @@ results.csv:
 usage: bench_webcache_plot.py RESULTS_CSV OUTDIR
 Writes throughput.png and latency.png: median requests/s and mean latency against worker
 threads, one panel per Zipf exponent s, one line per server build, whiskers at the repeats' min
-and max; prints the file names written.
+and max (log scale in a panel whose values span more than 20x); prints the file names written.
 """
 import csv
 import os
@@ -162,7 +162,11 @@ def figure(rows, field, lo, hi, ylabel, title, path):
         ax.set_title(f"s = {float(s):g}", fontsize=10)
         ax.set_xlabel("worker threads")
         ax.set_xticks(sorted({int(r["threads"]) for r in rows}))
-        ax.set_ylim(bottom=0)
+        ys = [float(r[field]) for r in rows if r["s"] == s and r[field] and float(r[field]) > 0]
+        if ys and max(ys) > 20 * min(ys):
+            ax.set_yscale("log")   # e.g. no cache vs. cache hits at s = 2: both stay visible
+        else:
+            ax.set_ylim(bottom=0)
         ax.grid(linewidth=0.3)
     axes[0][0].set_ylabel(ylabel)
     axes[0][0].legend(fontsize=8)
