@@ -35,7 +35,9 @@ static const char USAGE[] =
     "  --json           print a JSON object instead of a key=value line\n"
     "Output: requests (responses completed in the window), seconds, rps, mean/p50/p90/p99/max\n"
     "latency in ms, errors, non2xx, bytes, connections, total_responses (warm-up and drain\n"
-    "included), and the errors by kind. Exit 0 if the run completed (errors are reported, not\n"
+    "included), the errors by kind, and the requests unanswered when the window closed\n"
+    "(inflight_at_end, oldest_inflight_ms: the longest such wait; large values mean connections\n"
+    "the server did not serve, e.g. more connections than a thread-per-connection server's workers). Exit 0 if the run completed (errors are reported, not\n"
     "fatal), 1 if nothing could be measured (e.g. every connection refused), 2 on bad usage.\n";
 
 typedef struct {
@@ -52,6 +54,7 @@ typedef struct {
     pthread_t tid;
     shared_state *sh;
     wl_counts counts;
+    _Atomic uint64_t inflight_since;   /* send time of the request in flight, 0 if none */
 } conn_thread;
 
 static void count_error(wl_counts *c, enum wl_err e)
@@ -74,10 +77,12 @@ static void *conn_main(void *arg)
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         size_t i = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed) % sh->urls->n;
         uint64_t t0 = wl_now_ns();
+        atomic_store_explicit(&ct->inflight_since, t0, memory_order_relaxed);
         wl_response resp = {0};
         enum wl_err e = wl_conn_get(&conn, sh->target, sh->urls->req[i], sh->urls->len[i],
                                     t0 + sh->timeout_ns, &sh->abandon, &resp);
         uint64_t t1 = wl_now_ns();
+        atomic_store_explicit(&ct->inflight_since, 0, memory_order_relaxed);
         if (e == WL_ERR_ABANDONED)
             break;
         int in_window = t1 >= sh->window_start && t1 < sh->window_end;
@@ -188,6 +193,18 @@ int main(int argc, char **argv)
     }
     sleep_until(sh.window_end);
     atomic_store(&sh.stop, 1);
+    /* Requests still unanswered at the window's end are invisible in the latencies (they
+     * complete later, or never): report how many and how long the oldest has waited. */
+    uint64_t now = wl_now_ns(), oldest = 0;
+    int inflight = 0;
+    for (int k = 0; k < started; k++) {
+        uint64_t since = atomic_load_explicit(&th[k].inflight_since, memory_order_relaxed);
+        if (since && since < now) {
+            inflight++;
+            if (now - since > oldest)
+                oldest = now - since;
+        }
+    }
     /* Let responses in flight finish (so total_responses matches the server), then give up. */
     uint64_t give_up = wl_now_ns() + sh.timeout_ns;
     for (int k = 0; k < started; k++) {
@@ -222,6 +239,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "webcache-load: out of memory\n");
         return 1;
     }
+    r.inflight_at_end = inflight;
+    r.oldest_inflight_ms = (double)oldest / 1e6;
     wl_report_print(&r, json);
     free(th);
     wl_urls_free(&urls);

@@ -91,14 +91,16 @@ void wl_report_print(const wl_report *r, int json)
           "\"p50_ms\": %.3f, \"p90_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": %.3f, "
           "\"errors\": %llu, \"non2xx\": %llu, \"bytes\": %llu, \"connections\": %d, "
           "\"total_responses\": %llu, \"err_connect\": %llu, \"err_io\": %llu, "
-          "\"err_parse\": %llu, \"err_timeout\": %llu}\n"
+          "\"err_parse\": %llu, \"err_timeout\": %llu, \"inflight_at_end\": %d, "
+          "\"oldest_inflight_ms\": %.3f}\n"
         : "requests=%llu seconds=%.3f rps=%.1f mean_ms=%.3f p50_ms=%.3f p90_ms=%.3f "
           "p99_ms=%.3f max_ms=%.3f errors=%llu non2xx=%llu bytes=%llu connections=%d "
-          "total_responses=%llu err_connect=%llu err_io=%llu err_parse=%llu err_timeout=%llu\n";
+          "total_responses=%llu err_connect=%llu err_io=%llu err_parse=%llu err_timeout=%llu "
+          "inflight_at_end=%d oldest_inflight_ms=%.3f\n";
     printf(fmt, (unsigned long long)r->responses, r->seconds, r->rps, r->mean_ms, r->p50_ms,
            r->p90_ms, r->p99_ms, r->max_ms, (unsigned long long)r->errors,
            (unsigned long long)r->non2xx, (unsigned long long)r->bytes, r->connections,
            (unsigned long long)r->total_responses, (unsigned long long)r->err_connect,
            (unsigned long long)r->err_io, (unsigned long long)r->err_parse,
-           (unsigned long long)r->err_timeout);
+           (unsigned long long)r->err_timeout, r->inflight_at_end, r->oldest_inflight_ms);
 }

@@ -26,6 +26,8 @@ typedef struct {
     uint64_t err_connect, err_io, err_parse, err_timeout;
     double rps, mean_ms, p50_ms, p90_ms, p99_ms, max_ms;
     int connections;
+    int inflight_at_end;         /* requests unanswered when the window closed */
+    double oldest_inflight_ms;   /* how long the oldest of them had waited by then */
 } wl_report;
 
 int wl_counts_add_latency(wl_counts *c, uint64_t ns);   /* 0, or -1 when out of memory */

@@ -38,7 +38,8 @@ from . import bench, bench_webcache_plot as wplot, paths, report
 
 BUILDS = ["nocache", "lock", "tm-tmkit", "tm-libitm"]
 RUN_FIELDS = ["repeat", "s", "threads", "build", "connections", "rps", "mean_ms", "p50_ms",
-              "p99_ms", "errors", "non2xx", "requests", "hit_rate", "entries", "evictions",
+              "p99_ms", "errors", "non2xx", "requests", "inflight_at_end", "oldest_inflight_ms",
+              "hit_rate", "entries", "evictions",
               "tm_starts", "tm_commits", "tm_aborts", "abort_rate", "libitm", "status"]
 RESULT_FIELDS = ["s", "threads", "build", "runs", "failures", "median_rps", "min_rps", "max_rps",
                  "median_mean_ms", "min_mean_ms", "max_mean_ms", "median_p99_ms", "median_hit_rate",
@@ -264,8 +265,9 @@ class Experiment:
             rc = srv.stop()
         if rc != 0:
             raise PointError(f"server exit status {rc} after SIGTERM{srv.log_tail()}")
-        for k in ("rps", "mean_ms", "p50_ms", "p99_ms", "errors", "non2xx", "requests"):
-            row[k] = res[k]
+        for k in ("rps", "mean_ms", "p50_ms", "p99_ms", "errors", "non2xx", "requests",
+                  "inflight_at_end", "oldest_inflight_ms"):
+            row[k] = res.get(k, "")
         hits = after.get("hits", 0) - before.get("hits", 0)
         misses = after.get("misses", 0) - before.get("misses", 0)
         row["hit_rate"] = round(hits / (hits + misses), 4) \
