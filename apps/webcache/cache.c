@@ -13,7 +13,7 @@
  * Synchronization (cache_sync.h): each public operation is one critical section holding only
  * hash, heap, counter and reference-count updates. The hash and the clock are computed before
  * it; entries are built before it (wc_entry_new, cache_entry.c) and freed after it
- * (WC_DEFER_FREE: after the unlock, or in a commit handler in the TM build).
+ * (WC_DEFER_FREE: by WC_DEFER_RUN after the unlock, or in a commit handler in the TM build).
  */
 #include "cache.h"
 #include "cache_sync.h"
@@ -154,7 +154,7 @@ struct wc_entry *wc_cache_lookup(struct wc_cache *c, const char *key, size_t key
     uint64_t h = wc_hash(key, key_len), now = wc_cache_now(c);
     struct wc_defer d = {NULL};
     struct wc_entry *found = NULL;
-    WC_CS_BEGIN(c, &d)
+    WC_CS_BEGIN(c);
     struct wc_entry *e = wc__find(c, h, key, key_len);
     if (e && wc__stale(e, now)) {
         wc__unlink(c, e, &d);
@@ -170,7 +170,8 @@ struct wc_entry *wc_cache_lookup(struct wc_cache *c, const char *key, size_t key
         c->st.misses++;
     }
     found = e;
-    WC_CS_END(c, &d)
+    WC_CS_END(c);
+    WC_DEFER_RUN(&d);
     return found;
 }
 
@@ -181,7 +182,7 @@ enum wc_insert_result wc_cache_insert(struct wc_cache *c, struct wc_entry *e)
     int too_big = e->body_len > c->o.max_object_size;
     struct wc_defer d = {NULL};
     enum wc_insert_result r = WC_INSERTED;
-    WC_CS_BEGIN(c, &d)
+    WC_CS_BEGIN(c);
     struct wc_entry *old = too_big ? NULL : wc__find(c, e->hash, e->key, e->key_len);
     if (old && wc__stale(old, now)) {
         wc__unlink(c, old, &d);
@@ -210,38 +211,38 @@ enum wc_insert_result wc_cache_insert(struct wc_cache *c, struct wc_entry *e)
         c->bytes += e->body_len;
         c->st.inserts++;
     }
-    WC_CS_END(c, &d)
+    WC_CS_END(c);
+    WC_DEFER_RUN(&d);
     return r;
 }
 
 void wc_cache_release(struct wc_cache *c, struct wc_entry *e)
 {
     struct wc_defer d = {NULL};
-    WC_CS_BEGIN(c, &d)
+    WC_CS_BEGIN(c);
     wc__unref(e, &d);
-    WC_CS_END(c, &d)
+    WC_CS_END(c);
+    WC_DEFER_RUN(&d);
 }
 
 void wc_cache_get_stats(struct wc_cache *c, struct wc_cache_stats *out)
 {
-    struct wc_defer d = {NULL};
-    WC_CS_BEGIN(c, &d)
+    WC_CS_BEGIN(c);
     *out = c->st;
     out->entries = c->n;
     out->bytes = c->bytes;
-    WC_CS_END(c, &d)
+    WC_CS_END(c);
 }
 
 int wc_cache_victim(struct wc_cache *c, char *buf, size_t size)
 {
-    struct wc_defer d = {NULL};
     struct wc_entry *top = NULL;
-    WC_CS_BEGIN(c, &d)
+    WC_CS_BEGIN(c);
     if (c->n) {
         top = c->heap[0];
         top->refs++;
     }
-    WC_CS_END(c, &d)
+    WC_CS_END(c);
     if (!top)
         return 0;
     snprintf(buf, size, "%s", top->key);
