@@ -152,6 +152,8 @@ void tm_stats_wait(tm_tx *tx, enum tm_stat which, uint64_t cycles)
 void tm_stats_fork_child(void)
 {
     pthread_mutex_init(&tm_stats_lock, NULL); /* another parent thread may have held it */
+    if (tm_stats_shm_on)
+        tm_stats_shm_fork_child();
     tm_site_table **pp = &tm_stats_tables;
     while (*pp) {
         tm_site_table *t = *pp;

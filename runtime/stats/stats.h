@@ -82,6 +82,7 @@ TM_HIDDEN void tm_stats_shm_configure(const char *name);
 TM_HIDDEN tm_site_table *tm_stats_shm_table(void);  /* NULL when none is free */
 TM_HIDDEN uint32_t tm_stats_shm_object(const char *path);
 TM_HIDDEN void tm_stats_shm_exit(void);
+TM_HIDDEN void tm_stats_shm_fork_child(void);
 extern bool tm_stats_shm_on TM_HIDDEN;
 
 static inline uint64_t tm_stats_now(void) { return __builtin_ia32_rdtsc(); }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,9 @@ static tm_shm_segment *tm_shm;
 static char tm_shm_path[TM_SHM_NAME_MAX + 16];
 static int tm_shm_fd = -1;
 static pid_t tm_shm_fd_pid; /* the process that opened tm_shm_fd */
+/* flock excludes processes but not the threads of one process (they share the open file
+ * description): this mutex excludes those. */
+static pthread_mutex_t tm_shm_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Start time of a process in clock ticks since boot (0 if unknown): with the pid, it names one
  * process even after its pid is reused. */
@@ -49,7 +53,8 @@ static uint64_t tm_proc_start(pid_t pid)
     /* after ") ": field 3 (state) ... field 22 (starttime) is the 20th token */
     unsigned long long start = 0;
     int field = 2;
-    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " "))
+    char *save = NULL;
+    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
         if (++field == 22) {
             start = strtoull(tok, NULL, 10);
             break;
@@ -71,6 +76,7 @@ static bool tm_shm_block_dead(const tm_shm_block *b)
 
 static void tm_shm_lock(void)
 {
+    pthread_mutex_lock(&tm_shm_mu);
     if (tm_shm_fd_pid != getpid()) { /* forked: get a lock of our own */
         int fd = open(tm_shm_path, O_RDWR | O_CLOEXEC);
         if (fd >= 0) {
@@ -83,7 +89,14 @@ static void tm_shm_lock(void)
         ;
 }
 
-static void tm_shm_unlock(void) { flock(tm_shm_fd, LOCK_UN); }
+static void tm_shm_unlock(void)
+{
+    flock(tm_shm_fd, LOCK_UN);
+    pthread_mutex_unlock(&tm_shm_mu);
+}
+
+/* fork(): another thread of the parent may have held the mutex. */
+void tm_stats_shm_fork_child(void) { pthread_mutex_init(&tm_shm_mu, NULL); }
 
 static void tm_shm_init_header(void)
 {
