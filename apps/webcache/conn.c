@@ -85,6 +85,7 @@ void wc_conn_serve(const struct wc_ctx *ctx, int fd, int wake_fd)
     size_t cap = cfg->max_request_line + cfg->max_header_bytes + 8192, len = 0;
     char *buf = malloc(cap);
     int first = 1, graceful = 0;
+    unsigned served = 0; /* requests answered on this connection */
     uint64_t deadline = wc__ms() + cfg->request_timeout_ms;
     while (buf) {
         struct wc_request rq;
@@ -134,7 +135,10 @@ void wc_conn_serve(const struct wc_ctx *ctx, int fd, int wake_fd)
                 break; /* the body did not arrive: nothing sensible to answer */
             wc_handle(ctx, &rq, &r);
             head_only = rq.method == WC_HEAD;
-            keep = rq.keep_alive && !r.close;
+            /* Like Apache's MaxKeepAliveRequests: a worker owns its connection until it closes,
+             * so a limit lets clients waiting in the accept queue take turns. */
+            keep = rq.keep_alive && !r.close &&
+                   (cfg->max_keepalive_requests == 0 || ++served < cfg->max_keepalive_requests);
         }
         int wrote = wc_http_write(fd, &r, head_only, keep, (int)cfg->request_timeout_ms);
         if (cfg->verbose)
