@@ -118,7 +118,7 @@ struct tm_tx {
     struct tm_site_table *stats;   /* per-site counters (stats/stats.c); kept across owners */
     struct tm_site *stats_site;    /* site of the running attempt, NULL when not counting */
     uint64_t stats_t0;             /* TSC at the start of the running attempt (0: not timed) */
-    struct tm_site *stats_last;    /* site of the previous attempt (lookup cache) */
+    struct tm_site *stats_cache[4]; /* recently used sites, by bits of their pc (lookup cache) */
     uint32_t stats_tick;           /* attempts counted, for time sampling */
     uint64_t stats_wait;           /* serial-lock wait cycles not yet given to a site */
     tm_rset rset;

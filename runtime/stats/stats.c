@@ -66,9 +66,10 @@ static tm_site *tm_stats_site(tm_tx *tx, uintptr_t pc)
 void tm_stats_attempt_slow(tm_tx *tx, bool serial)
 {
     uintptr_t pc = (uintptr_t)tx->jb0.pc;
-    tm_site *s = tx->stats_last; /* consecutive transactions usually share a site */
+    tm_site **slot = &tx->stats_cache[tm_stats_slot(pc)];
+    tm_site *s = *slot;
     if (!s || s->pc != pc)
-        tx->stats_last = s = tm_stats_site(tx, pc);
+        *slot = s = tm_stats_site(tx, pc);
     tx->stats_site = s;
     s->c[TM_STAT_starts]++;
     if (serial)
@@ -80,16 +81,21 @@ void tm_stats_attempt_slow(tm_tx *tx, bool serial)
     tx->stats_t0 = (tx->stats_tick % TM_STATS_SAMPLE) == 0 ? tm_stats_now() : 0;
 }
 
-static inline uint64_t tm_stats_elapsed(const tm_tx *tx)
+/* Time of a timed attempt, which ends it: stats_t0 is 0 again (the inline attempt relies on it). */
+static inline uint64_t tm_stats_elapsed(tm_tx *tx)
 {
-    return tx->stats_t0 ? (tm_stats_now() - tx->stats_t0) * TM_STATS_SAMPLE : 0;
+    uint64_t t0 = tx->stats_t0;
+    tx->stats_t0 = 0;
+    return t0 ? (tm_stats_now() - t0) * TM_STATS_SAMPLE : 0;
 }
 
 void tm_stats_commit_slow(tm_tx *tx)
 {
     tm_site *s = tx->stats_site;
-    if (!s)
+    if (!s) {
+        tx->stats_t0 = 0;
         return;
+    }
     uint64_t reads = tx->rset.n, writes = tx->wset.n + tx->undo.count;
     s->c[TM_STAT_commits]++;
     s->c[TM_STAT_read_set_sum] += reads;
@@ -109,8 +115,10 @@ void tm_stats_commit_slow(tm_tx *tx)
 void tm_stats_abort(tm_tx *tx, tm_abort_reason why)
 {
     tm_site *s = tx->stats_site;
-    if (!s)
+    if (!s) {
+        tx->stats_t0 = 0;
         return;
+    }
     static const enum tm_stat map[TM_ABORT_REASONS] = {
         [TM_ABORT_READ_CONFLICT] = TM_STAT_abort_read_conflict,
         [TM_ABORT_WRITE_CONFLICT] = TM_STAT_abort_write_conflict,
@@ -170,7 +178,9 @@ void tm_stats_fork_child(void)
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed)) {
         if (t->stats && t->stats->shared)
             t->stats = NULL;
-        t->stats_site = t->stats_last = NULL;
+        t->stats_site = NULL;
+        memset(t->stats_cache, 0, sizeof t->stats_cache);
+        t->stats_t0 = 0;
         t->stats_wait = 0;
     }
 }
