@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../algo/fast.h"
+#include "../algo/orec.h"
 #include "../core/tx.h"
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
@@ -38,6 +39,20 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
                 break;                                                                     \
             case TM_MODE_GLWT:                                                             \
                 if (tm_gl_read_fast(tx, addr, sizeof(T), &raw)) {                          \
+                    memcpy(&v, &raw, sizeof(T));                                           \
+                    return v;                                                              \
+                }                                                                          \
+                break;                                                                     \
+            case TM_MODE_OREC_LAZY:                                                        \
+                if (!(tx->wset.n && tm_wset_maybe(&tx->wset, addr, sizeof(T))) &&          \
+                    tm_orec_read_fast(tx, addr, sizeof(T), &raw, 0)) {                     \
+                    memcpy(&v, &raw, sizeof(T));                                           \
+                    return v;                                                              \
+                }                                                                          \
+                break;                                                                     \
+            case TM_MODE_OREC_EAGER:                                                       \
+                if (tm_orec_read_fast(tx, addr, sizeof(T), &raw,                           \
+                                      (uint64_t)(uintptr_t)tx | 1)) {                      \
                     memcpy(&v, &raw, sizeof(T));                                           \
                     return v;                                                              \
                 }                                                                          \

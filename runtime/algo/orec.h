@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/tx.h"
+#include "fast.h"
 
 #define TM_OREC_BITS 18
 
@@ -76,6 +77,37 @@ tm_orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len, uin
             tm_restart(tx, TM_ABORT_READ_CONFLICT);
         return;
     }
+}
+
+/* Inline fast path of a naturally aligned read of 1-8 bytes (the barriers' common case): the
+ * word's orec is unlocked (or, with `mine`, locked by us) and no newer than the snapshot, and the
+ * read log has room. Anything else (write-set hit, locked, newer version: snapshot extension)
+ * returns false and the caller takes tm_orec_read_word through the dispatch table. Same
+ * protocol and memory orders as tm_orec_read_word. */
+static inline __attribute__((always_inline)) bool
+tm_orec_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out, uint64_t mine)
+{
+    _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
+    /* acquire: the value load below sees the data of the version read here. */
+    uint64_t v1 = atomic_load_explicit(o, memory_order_acquire);
+    if (mine && v1 == mine) {
+        *out = tm_load_n(addr, size);
+        return true;
+    }
+    tm_rset *r = &tx->rset;
+    if (TM_UNLIKELY(tm_orec_locked(v1) || tm_orec_version(v1) > tx->snapshot || r->n == r->cap))
+        return false;
+    uint64_t v = tm_load_n(addr, size);
+    /* acquire fence: the value load happens before the orec re-check. */
+    atomic_thread_fence(memory_order_acquire);
+    if (TM_UNLIKELY(atomic_load_explicit(o, memory_order_relaxed) != v1))
+        return false;
+    tm_rentry *e = &r->e[r->n++]; /* the orec and its value, as tm_rset_push logs them */
+    e->addr = (uintptr_t)o;
+    e->val = v1;
+    e->len = 8;
+    *out = v;
+    return true;
 }
 
 /* Reads any range word by word with tm_orec_read_word. */

@@ -148,7 +148,7 @@ static bool eager_upgrade(tm_tx *tx, tm_skip skip)
 
 const tm_dispatch tm_disp_orec_eager = {
     .name = "orec_eager",
-    .mode = TM_MODE_OTHER,
+    .mode = TM_MODE_OREC_EAGER,
     .read = eager_read,
     .write = eager_write,
     .begin = eager_begin,

@@ -168,7 +168,7 @@ static bool orec_upgrade(tm_tx *tx, tm_skip skip)
 
 const tm_dispatch tm_disp_orec_lazy = {
     .name = "orec_lazy",
-    .mode = TM_MODE_OTHER,
+    .mode = TM_MODE_OREC_LAZY,
     .read = orec_read,
     .write = orec_write,
     .begin = orec_begin,

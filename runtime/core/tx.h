@@ -48,6 +48,8 @@ enum tm_mode {
     TM_MODE_SERIAL_UNDO, /* exclusive, undo-logged writes */
     TM_MODE_NOREC,
     TM_MODE_GLWT,
+    TM_MODE_OREC_LAZY,
+    TM_MODE_OREC_EAGER,
     TM_MODE_OTHER,       /* table only */
 };
 
