@@ -10,6 +10,7 @@
 #include "config.h"
 #include "tx.h"
 #include "../algo/algo.h"
+#include "../stats/shm.h"
 #include "../stats/stats.h"
 
 tm_config_t tm_config;
@@ -109,21 +110,14 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
             tm_cfg_fail("%s='%s' is empty", e->name, value, "a file path for JSON, or - for a table");
         tm_stats_configure(value);
         return;
-    case TM_CFG_STATS_SHM: {
+    case TM_CFG_STATS_SHM:
         if (!value)
             return;
-        size_t len = strlen(value);
-        bool ok = len > 0 && len <= 64 && strcmp(value, ".") != 0 && strcmp(value, "..") != 0;
-        for (const char *c = value; ok && *c; c++)
-            ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                 *c == '.' || *c == '_' || *c == '-';
-        if (!ok)
-            tm_cfg_fail("%s='%s' is not a valid segment name", e->name, value,
-                        "1 to 64 characters from A-Z a-z 0-9 . _ -");
+        if (!tm_shm_name_valid(value))
+            tm_cfg_fail("%s='%s' is not a valid segment name", e->name, value, TM_SHM_NAME_RULE);
         tm_stats_shm_configure(value);
         tm_stats_configure(NULL);
         return;
-    }
     }
 }
 

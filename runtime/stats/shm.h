@@ -14,8 +14,14 @@
 #ifndef TMKIT_STATS_SHM_H
 #define TMKIT_STATS_SHM_H
 
+#include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "stats.h"
 
@@ -48,5 +54,44 @@ typedef struct tm_shm_segment {
     tm_shm_block archive;            /* counts of dead processes whose blocks were recycled */
     tm_shm_block block[TM_SHM_BLOCKS];
 } tm_shm_segment;
+
+/* A segment name: 1 to TM_SHM_NAME_MAX characters from A-Z a-z 0-9 . _ -, not "." or "..". */
+#define TM_SHM_NAME_RULE "1 to 64 characters from A-Z a-z 0-9 . _ -"
+static inline bool tm_shm_name_valid(const char *n)
+{
+    size_t len = strlen(n);
+    if (len == 0 || len > TM_SHM_NAME_MAX || !strcmp(n, ".") || !strcmp(n, ".."))
+        return false;
+    for (; *n; n++)
+        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+              *n == '.' || *n == '_' || *n == '-'))
+            return false;
+    return true;
+}
+
+/* Start time of a process in clock ticks since boot (/proc/PID/stat field 22; 0 if unknown):
+ * with the pid, it names one process even after its pid is reused. */
+static inline uint64_t tm_shm_proc_start(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the command name may contain spaces */
+    if (!p)
+        return 0;
+    char *save = NULL; /* after ") ": field 3 (state) ... field 22 (starttime) */
+    int field = 2;
+    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+        if (++field == 22)
+            return strtoull(tok, NULL, 10);
+    return 0;
+}
 
 #endif

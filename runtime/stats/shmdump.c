@@ -30,19 +30,13 @@ static const char *const sd_names[TM_STAT_N] = {
 #undef SD_NAME
 };
 
-typedef struct sd_site {
-    uint64_t pc, irrev_pc; /* pc 1: "other sites"; irrev_pc: nonzero when known */
-    uint32_t obj, irrev_obj;
-    uint64_t off, irrev_off;
-    uint64_t c[TM_STAT_N], retries[TM_RETRY_BUCKETS];
-} sd_site;
-
-static sd_site *sd_sites;
+/* The merged sites, keyed by (obj, off); pc is 1 for "other sites", 2 otherwise. */
+static tm_site *sd_sites;
 static size_t sd_n, sd_cap;
 
 static uint64_t sd_load(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
-static sd_site *sd_find(uint64_t pc, uint32_t obj, uint64_t off)
+static tm_site *sd_find(uint64_t pc, uint32_t obj, uint64_t off)
 {
     bool other = pc == 1;
     for (size_t i = 0; i < sd_n; i++)
@@ -56,7 +50,7 @@ static sd_site *sd_find(uint64_t pc, uint32_t obj, uint64_t off)
             exit(1);
         }
     }
-    sd_site *s = memset(&sd_sites[sd_n++], 0, sizeof *sd_sites);
+    tm_site *s = memset(&sd_sites[sd_n++], 0, sizeof *sd_sites);
     s->pc = other ? 1 : 2, s->obj = obj, s->off = off;
     return s;
 }
@@ -71,20 +65,13 @@ static void sd_add(const tm_site_table *t, uint64_t tot[3])
         uint64_t pc = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
         if (!pc || (pc == 1 && sd_load(&s->c[TM_STAT_starts]) == 0))
             continue;
-        sd_site *d = sd_find(pc, s->obj, s->off);
-        for (int k = 0; k < TM_STAT_N; k++) {
-            uint64_t v = sd_load(&s->c[k]);
-            bool is_max = k == TM_STAT_read_set_max || k == TM_STAT_write_set_max;
-            d->c[k] = is_max ? (d->c[k] > v ? d->c[k] : v) : d->c[k] + v;
-        }
-        for (int k = 0; k < TM_RETRY_BUCKETS; k++)
-            d->retries[k] += sd_load(&s->retries[k]);
-        if (__atomic_load_n(&s->irrev_pc, __ATOMIC_RELAXED))
-            d->irrev_pc = 1, d->irrev_obj = s->irrev_obj, d->irrev_off = s->irrev_off;
-        tot[0] += sd_load(&s->c[TM_STAT_starts]);
-        tot[1] += sd_load(&s->c[TM_STAT_commits]);
+        tm_site one = {0}; /* one reading of s, for the merged site and the totals alike */
+        tm_site_add(&one, s);
+        tm_site_add(sd_find(pc, s->obj, s->off), &one);
+        tot[0] += one.c[TM_STAT_starts];
+        tot[1] += one.c[TM_STAT_commits];
         for (int k = TM_STAT_abort_read_conflict; k <= TM_STAT_abort_serial; k++)
-            tot[2] += sd_load(&s->c[k]);
+            tot[2] += one.c[k];
     }
 }
 
@@ -109,27 +96,6 @@ static void sd_addr(const tm_shm_segment *g, const char *key, uint32_t obj, uint
         sd_str(g->objects[obj]);
         printf(", \"%s_offset\": \"0x%llx\"", key, (unsigned long long)off);
     }
-}
-
-static uint64_t sd_start_time(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    unsigned long long v = 0;
-    int field = 2;
-    for (char *tok = p ? strtok(p + 1, " ") : NULL; tok; tok = strtok(NULL, " "))
-        if (++field == 22) {
-            v = strtoull(tok, NULL, 10);
-            break;
-        }
-    return v;
 }
 
 static double sd_tsc_hz(void)
@@ -196,7 +162,7 @@ static int sd_dump(const char *name)
         if (i < 0 && tot[0] == 0)
             continue;
         bool alive = i >= 0 && atomic_load(&b->state) == TM_SHM_LIVE &&
-                     !(kill(pid, 0) != 0 && errno == ESRCH) && sd_start_time(pid) == b->owner_start;
+                     !(kill(pid, 0) != 0 && errno == ESRCH) && tm_shm_proc_start(pid) == b->owner_start;
         printf("%s\n    {\"pid\": %d, \"alive\": %s, \"state\": \"%s\", \"program\": ", nproc++ ? "," : "",
                (int)pid, alive ? "true" : "false",
                i < 0 ? "archived" : alive ? "live" : b->state == TM_SHM_EXITED ? "exited" : "died");
@@ -218,7 +184,7 @@ static int sd_dump(const char *name)
         printf("%s\"%s\"", k ? ", " : "", sd_names[k]);
     printf("],\n  \"sites\": [");
     for (size_t i = 0; i < sd_n; i++) {
-        const sd_site *s = &sd_sites[i];
+        const tm_site *s = &sd_sites[i];
         printf("%s\n    {", i ? "," : "");
         if (s->pc == 1)
             printf("\"site\": \"0x1\"");
@@ -251,18 +217,6 @@ static int sd_list(void)
     return 0;
 }
 
-static bool sd_valid_name(const char *n)
-{
-    size_t len = strlen(n);
-    if (len == 0 || len > TM_SHM_NAME_MAX || !strcmp(n, ".") || !strcmp(n, ".."))
-        return false;
-    for (; *n; n++)
-        if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
-              *n == '.' || *n == '_' || *n == '-'))
-            return false;
-    return true;
-}
-
 int main(int argc, char **argv)
 {
     const char *usage = "usage: tmkit-shmdump NAME | --list | --rm NAME\n";
@@ -274,9 +228,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *name = argv[argc - 1];
-    if (!sd_valid_name(name)) {
-        fprintf(stderr, "tmkit-shmdump: '%s' is not a valid segment name "
-                        "(1 to 64 characters from A-Z a-z 0-9 . _ -)\n", name);
+    if (!tm_shm_name_valid(name)) {
+        fprintf(stderr, "tmkit-shmdump: '%s' is not a valid segment name (" TM_SHM_NAME_RULE ")\n",
+                name);
         return 2;
     }
     if (rm) {

@@ -215,17 +215,7 @@ size_t tm_stats_merge(tm_site **out)
                 memset(&all[n], 0, sizeof all[n]);
                 all[n++].pc = s->pc;
             }
-            for (int k = 0; k < TM_STAT_N; k++) {
-                bool is_max = k == TM_STAT_read_set_max || k == TM_STAT_write_set_max;
-                if (is_max)
-                    all[j].c[k] = all[j].c[k] > s->c[k] ? all[j].c[k] : s->c[k];
-                else
-                    all[j].c[k] += s->c[k];
-            }
-            for (int k = 0; k < TM_RETRY_BUCKETS; k++)
-                all[j].retries[k] += s->retries[k];
-            if (s->irrev_pc)
-                all[j].irrev_pc = s->irrev_pc;
+            tm_site_add(&all[j], s);
         }
     }
     pthread_mutex_unlock(&tm_stats_lock);

@@ -69,6 +69,26 @@ typedef struct tm_site_table {
 
 extern bool tm_stats_on TM_HIDDEN;
 
+/* Adds site s's counts into d (maxima take the larger; the serializing call is s's if it has
+ * one). s may be counted into concurrently by its thread, or by another process: relaxed loads
+ * (each value exact at some moment). Used by the at-exit merge, the shared segment's archive
+ * and tmkit-shmdump alike. */
+static inline void tm_site_add(tm_site *d, const tm_site *s)
+{
+    for (int k = 0; k < TM_STAT_N; k++) {
+        uint64_t v = __atomic_load_n(&s->c[k], __ATOMIC_RELAXED);
+        bool is_max = k == TM_STAT_read_set_max || k == TM_STAT_write_set_max;
+        d->c[k] = is_max ? (d->c[k] > v ? d->c[k] : v) : d->c[k] + v;
+    }
+    for (int k = 0; k < TM_RETRY_BUCKETS; k++)
+        d->retries[k] += __atomic_load_n(&s->retries[k], __ATOMIC_RELAXED);
+    if (__atomic_load_n(&s->irrev_pc, __ATOMIC_RELAXED)) {
+        d->irrev_pc = s->irrev_pc;
+        d->irrev_obj = s->irrev_obj;
+        d->irrev_off = s->irrev_off;
+    }
+}
+
 TM_HIDDEN void tm_stats_attempt_slow(tm_tx *tx, bool serial);
 TM_HIDDEN void tm_stats_commit_slow(tm_tx *tx);
 TM_HIDDEN void tm_stats_abort(tm_tx *tx, tm_abort_reason why);

@@ -33,35 +33,6 @@ static pid_t tm_shm_fd_pid; /* the process that opened tm_shm_fd */
  * description): this mutex excludes those. */
 static pthread_mutex_t tm_shm_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* Start time of a process in clock ticks since boot (0 if unknown): with the pid, it names one
- * process even after its pid is reused. */
-static uint64_t tm_proc_start(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')'); /* the command name may contain spaces */
-    if (!p)
-        return 0;
-    /* after ") ": field 3 (state) ... field 22 (starttime) is the 20th token */
-    unsigned long long start = 0;
-    int field = 2;
-    char *save = NULL;
-    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-        if (++field == 22) {
-            start = strtoull(tok, NULL, 10);
-            break;
-        }
-    return start;
-}
-
 static bool tm_shm_block_dead(const tm_shm_block *b)
 {
     pid_t owner = atomic_load_explicit(&b->owner, memory_order_relaxed);
@@ -71,7 +42,7 @@ static bool tm_shm_block_dead(const tm_shm_block *b)
         return true;
     if (kill(owner, 0) != 0 && errno == ESRCH)
         return true;
-    return tm_proc_start(owner) != b->owner_start;
+    return tm_shm_proc_start(owner) != b->owner_start;
 }
 
 static void tm_shm_lock(void)
@@ -175,14 +146,7 @@ static void tm_shm_fold(tm_shm_block *b)
                 break;
             }
         }
-        for (int k = 0; k < TM_STAT_N; k++) {
-            bool is_max = k == TM_STAT_read_set_max || k == TM_STAT_write_set_max;
-            d->c[k] = is_max ? (d->c[k] > s->c[k] ? d->c[k] : s->c[k]) : d->c[k] + s->c[k];
-        }
-        for (int k = 0; k < TM_RETRY_BUCKETS; k++)
-            d->retries[k] += s->retries[k];
-        if (s->irrev_pc)
-            d->irrev_obj = s->irrev_obj, d->irrev_off = s->irrev_off, d->irrev_pc = s->irrev_pc;
+        tm_site_add(d, s);
     }
 }
 
@@ -203,7 +167,7 @@ tm_site_table *tm_stats_shm_table(void)
         memset(&got->table, 0, sizeof got->table);
         got->table.other.pc = 1;
         got->table.shared = true;
-        got->owner_start = tm_proc_start(me);
+        got->owner_start = tm_shm_proc_start(me);
         if (readlink("/proc/self/exe", got->program, sizeof got->program - 1) < 0)
             got->program[0] = 0;
         snprintf(got->algo, sizeof got->algo, "%s", tm_config.algo->name);

@@ -9,7 +9,6 @@ Writes throughput.png and latency.png: median requests/s and mean latency agains
 threads, one panel per Zipf exponent s, one line per server build, whiskers at the repeats' min
 and max (log scale in a panel whose values span more than 20x); prints the file names written.
 """
-import csv
 import os
 import statistics
 import sys
@@ -123,24 +122,12 @@ def write_summary(path, meta, results, cross, failures, plots, a):
     return L
 
 
-def load(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def ordered(values):
-    seen = []
-    for v in values:
-        if v not in seen:
-            seen.append(v)
-    return seen
-
-
 STYLE = {"nocache": ("tab:gray", "s"), "lock": ("tab:blue", "o"), "tm-tmkit": ("tab:red", "^"),
          "tm-libitm": ("tab:orange", "v")}
 
 
 def figure(rows, field, lo, hi, ylabel, title, path):
+    from bench_plot import ordered  # script mode: bench_plot.py is our sibling on sys.path
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -180,6 +167,7 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
+    from bench_plot import load
     rows = load(argv[1])
     out = argv[2]
     figure(rows, "median_rps", "min_rps", "max_rps", "requests/s (median)",
