@@ -109,14 +109,11 @@ void tm_stats_shm_configure(const char *name)
     if (m == MAP_FAILED)
         tm_fatal("TMKIT_STATS_SHM=%s: cannot map %s: %s", name, tm_shm_path, strerror(errno));
     tm_shm = m;
-    bool fresh = !tm_shm_layout_ok(tm_shm);
-    for (int i = 0; i < TM_SHM_BLOCKS && !fresh; i++)
-        if (!tm_shm_block_dead(&tm_shm->block[i]))
-            break;
-        else if (i == TM_SHM_BLOCKS - 1)
-            fresh = true; /* nobody alive counts here: a new run */
-    if (fresh) {
-        uint64_t gen = tm_shm_layout_ok(tm_shm) ? tm_shm->generation : 0;
+    bool layout_ok = tm_shm_layout_ok(tm_shm), someone_alive = false;
+    for (int i = 0; i < TM_SHM_BLOCKS && layout_ok && !someone_alive; i++)
+        someone_alive = !tm_shm_block_dead(&tm_shm->block[i]);
+    if (!someone_alive) { /* another layout, or nobody alive counts here: a new run */
+        uint64_t gen = layout_ok ? tm_shm->generation : 0;
         if (ftruncate(fd, 0) != 0 || ftruncate(fd, sizeof(tm_shm_segment)) != 0)
             tm_fatal("TMKIT_STATS_SHM=%s: cannot reset %s: %s", name, tm_shm_path, strerror(errno));
         tm_shm->generation = gen + 1;
