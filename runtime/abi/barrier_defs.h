@@ -17,83 +17,75 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 
 #define TM_ALIGNED(addr, size) ((((uintptr_t)(addr)) & ((size) - 1)) == 0)
 
-/* Read of a type of 1, 2, 4 or 8 bytes. */
+/* Read of a type of 1, 2, 4 or 8 bytes. The modes are tested in order of their fast paths'
+ * cost: gl_wt (any alignment: its clock check validates the value), NOrec, the serial modes
+ * (plain loads), then the orec modes. Compares, not a jump table: an indirect jump costs more
+ * than the two compares in front of the common modes. */
 #define TM_READ_SMALL(NAME, T)                                                             \
     TM_EXPORT T NAME(const T *addr)                                                        \
     {                                                                                      \
-        tm_tx *tx = tm_cur;                                                                \
+        tm_tx *tx = tm_cur_tcb();                                                          \
         T v;                                                                               \
         uint64_t raw;                                                                      \
-        if (TM_LIKELY(tx != NULL) && TM_ALIGNED(addr, sizeof(T))) {                        \
-            switch (tx->mode) {                                                            \
-            case TM_MODE_DIRECT:                                                           \
-            case TM_MODE_SERIAL_UNDO:                                                      \
-                raw = tm_load_n(addr, sizeof(T));                                          \
-                memcpy(&v, &raw, sizeof(T));                                               \
+        if (TM_LIKELY(tx != NULL)) {                                                       \
+            unsigned mode_ = tx->mode;                                                     \
+            if (mode_ == TM_MODE_GLWT) {                                                   \
+                if (tm_gl_read_fast(tx, addr, sizeof(T), &raw))                            \
+                    goto done_;                                                            \
+            } else if (mode_ == TM_MODE_NOREC) {                                           \
+                if (TM_ALIGNED(addr, sizeof(T)) &&                                         \
+                    tm_norec_read_fast(tx, addr, sizeof(T), &raw))                         \
+                    goto done_;                                                            \
+            } else if (mode_ <= TM_MODE_SERIAL_UNDO) {                                     \
+                memcpy(&v, addr, sizeof(T));                                               \
                 return v;                                                                  \
-            case TM_MODE_NOREC:                                                            \
-                if (tm_norec_read_fast(tx, addr, sizeof(T), &raw)) {                       \
-                    memcpy(&v, &raw, sizeof(T));                                           \
-                    return v;                                                              \
+            } else if (TM_ALIGNED(addr, sizeof(T))) {                                      \
+                if (mode_ == TM_MODE_OREC_LAZY) {                                          \
+                    if (!(tx->wset.n && tm_wset_maybe(&tx->wset, addr, sizeof(T))) &&      \
+                        tm_orec_read_fast(tx, addr, sizeof(T), &raw, 0))                   \
+                        goto done_;                                                        \
+                } else if (mode_ == TM_MODE_OREC_EAGER) {                                  \
+                    if (tm_orec_read_fast(tx, addr, sizeof(T), &raw,                       \
+                                          (uint64_t)(uintptr_t)tx | 1))                    \
+                        goto done_;                                                        \
                 }                                                                          \
-                break;                                                                     \
-            case TM_MODE_GLWT:                                                             \
-                if (tm_gl_read_fast(tx, addr, sizeof(T), &raw)) {                          \
-                    memcpy(&v, &raw, sizeof(T));                                           \
-                    return v;                                                              \
-                }                                                                          \
-                break;                                                                     \
-            case TM_MODE_OREC_LAZY:                                                        \
-                if (!(tx->wset.n && tm_wset_maybe(&tx->wset, addr, sizeof(T))) &&          \
-                    tm_orec_read_fast(tx, addr, sizeof(T), &raw, 0)) {                     \
-                    memcpy(&v, &raw, sizeof(T));                                           \
-                    return v;                                                              \
-                }                                                                          \
-                break;                                                                     \
-            case TM_MODE_OREC_EAGER:                                                       \
-                if (tm_orec_read_fast(tx, addr, sizeof(T), &raw,                           \
-                                      (uint64_t)(uintptr_t)tx | 1)) {                      \
-                    memcpy(&v, &raw, sizeof(T));                                           \
-                    return v;                                                              \
-                }                                                                          \
-                break;                                                                     \
             }                                                                              \
         }                                                                                  \
         (tx ? tx->disp : &tm_disp_direct)->read(tx, &v, addr, sizeof(T));                  \
         return v;                                                                          \
+    done_:                                                                                 \
+        memcpy(&v, &raw, sizeof(T));                                                       \
+        return v;                                                                          \
     }
 
-/* Write of a type of 1, 2, 4 or 8 bytes. */
+/* Write of a type of 1, 2, 4 or 8 bytes, modes tested in the same order as reads. */
 #define TM_WRITE_SMALL(NAME, T)                                                            \
     TM_EXPORT void NAME(T *addr, T value)                                                  \
     {                                                                                      \
-        tm_tx *tx = tm_cur;                                                                \
+        tm_tx *tx = tm_cur_tcb();                                                          \
         if (TM_LIKELY(tx != NULL) && TM_ALIGNED(addr, sizeof(T))) {                        \
             uint64_t raw = 0;                                                              \
             memcpy(&raw, &value, sizeof(T));                                               \
-            switch (tx->mode) {                                                            \
-            case TM_MODE_DIRECT:                                                           \
-                tm_store_n(addr, raw, sizeof(T));                                          \
-                return;                                                                    \
-            case TM_MODE_SERIAL_UNDO:                                                      \
-                if (tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {                       \
-                    tm_store_n(addr, raw, sizeof(T));                                      \
-                    return;                                                                \
-                }                                                                          \
-                break;                                                                     \
-            case TM_MODE_GLWT:                                                             \
+            unsigned mode_ = tx->mode;                                                     \
+            if (mode_ == TM_MODE_GLWT) {                                                   \
                 if (tx->owned && tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {          \
                     tm_store_n(addr, raw, sizeof(T));                                      \
                     return;                                                                \
                 }                                                                          \
-                break;                                                                     \
-            case TM_MODE_NOREC: {                                                          \
+            } else if (mode_ == TM_MODE_NOREC) {                                           \
                 uintptr_t off_ = (uintptr_t)addr & 7;                                      \
                 uint64_t mask_ = sizeof(T) == 8 ? ~0ull                                    \
                                  : (((1ull << (sizeof(T) * 8)) - 1) << (off_ * 8));        \
                 tm_wset_put(&tx->wset, (uintptr_t)addr - off_, raw << (off_ * 8), mask_);  \
                 return;                                                                    \
-            }                                                                              \
+            } else if (mode_ == TM_MODE_DIRECT) {                                          \
+                tm_store_n(addr, raw, sizeof(T));                                          \
+                return;                                                                    \
+            } else if (mode_ == TM_MODE_SERIAL_UNDO) {                                     \
+                if (tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {                       \
+                    tm_store_n(addr, raw, sizeof(T));                                      \
+                    return;                                                                \
+                }                                                                          \
             }                                                                              \
         }                                                                                  \
         (tx ? tx->disp : &tm_disp_direct)->write(tx, addr, &value, sizeof(T));             \
@@ -103,7 +95,7 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 #define TM_READ(NAME, T)                                                                   \
     TM_EXPORT T NAME(const T *addr)                                                        \
     {                                                                                      \
-        tm_tx *tx = tm_cur;                                                                \
+        tm_tx *tx = tm_cur_tcb();                                                          \
         T v;                                                                               \
         (tx ? tx->disp : &tm_disp_direct)->read(tx, &v, addr, sizeof(T));                  \
         return v;                                                                          \
@@ -112,14 +104,14 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 #define TM_WRITE(NAME, T)                                                                  \
     TM_EXPORT void NAME(T *addr, T value)                                                  \
     {                                                                                      \
-        tm_tx *tx = tm_cur;                                                                \
+        tm_tx *tx = tm_cur_tcb();                                                          \
         (tx ? tx->disp : &tm_disp_direct)->write(tx, addr, &value, sizeof(T));             \
     }
 
 #define TM_LOG(NAME, T)                                                                    \
     TM_EXPORT void NAME(const T *addr)                                                     \
     {                                                                                      \
-        tm_tx *tx = tm_cur;                                                                \
+        tm_tx *tx = tm_cur_tcb();                                                          \
         if (tx && tx->nesting)                                                             \
             tm_undo_push(&tx->locals, addr, sizeof(T));                                    \
     }

@@ -5,6 +5,8 @@
 #ifndef TMKIT_ALGO_FAST_H
 #define TMKIT_ALGO_FAST_H
 
+#include <string.h>
+
 #include "../core/tx.h"
 
 extern _Atomic uint64_t tm_norec_seq TM_HIDDEN;
@@ -57,13 +59,14 @@ static inline __attribute__((always_inline)) bool tm_norec_read_fast(tm_tx *tx, 
 static inline __attribute__((always_inline)) bool tm_gl_read_fast(tm_tx *tx, const void *addr,
                                                                   unsigned size, uint64_t *out)
 {
-    uint64_t v = tm_load_n(addr, size);
-    if (!tx->owned) {
-        /* acquire fence: as in tm_norec_read_fast; pairs with gl_write's release fence. */
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (TM_UNLIKELY(atomic_load_explicit(&tm_gl_clock, memory_order_relaxed) != tx->snapshot))
-            return false;
-    }
+    /* Any alignment: the clock check below validates the value, so it need not be one load. */
+    uint64_t v = 0;
+    memcpy(&v, addr, size);
+    /* acquire fence: as in tm_norec_read_fast; pairs with gl_write's release fence. An owner's
+     * snapshot is the locked clock value it installed, so this one check also covers it. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_gl_clock, memory_order_relaxed) != tx->snapshot))
+        return false;
     *out = v;
     return true;
 }

@@ -7,7 +7,9 @@
  *    in-place write and publishes snapshot + 2 at commit or rollback.
  *  - A reader's values are consistent iff gl_clock still equals its (even) snapshot after the
  *    loads: any writer since then changed it. No snapshot extension (no per-location versions).
- *  - Writers are mutually exclusive, so reads of a transaction that owns the lock need no check.
+ *  - Writers are mutually exclusive. The owner's snapshot becomes the locked value it installed,
+ *    so the one read check (gl_clock == snapshot) passes for the owner and for readers alike,
+ *    and the inline read fast path (fast.h) needs no separate ownership test.
  * Privatization: a transaction can write only after proving no writer committed since its
  * start, and doomed readers are kept out of privatized memory by commit-time quiescence.
  */
@@ -36,12 +38,12 @@ static void gl_begin(tm_tx *tx)
 static void gl_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
     memcpy(dst, src, len);
-    if (tx->owned)
-        return;
     /* acquire fence: orders the data loads above before the clock load below; pairs with the
-     * writer's release fence after its CAS (seqlock pattern). */
+     * writer's release fence after its CAS (seqlock pattern). A snapshot taken while the clock
+     * was locked is all ones, which the clock never equals; an owner's snapshot is its own
+     * locked value, which the clock keeps until the owner releases it. */
     atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&gl_clock, memory_order_relaxed) != tx->snapshot || (tx->snapshot & 1))
+    if (atomic_load_explicit(&gl_clock, memory_order_relaxed) != tx->snapshot)
         tm_restart(tx, TM_ABORT_READ_CONFLICT);
 }
 
@@ -57,6 +59,7 @@ static void gl_write(tm_tx *tx, void *dst, const void *src, size_t len)
             tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
         atomic_thread_fence(memory_order_release);
         tx->owned = 1;
+        tx->snapshot = expected | 1;
     }
     tm_undo_push(&tx->undo, dst, len);
     memcpy(dst, src, len);
@@ -64,7 +67,7 @@ static void gl_write(tm_tx *tx, void *dst, const void *src, size_t len)
 
 static void gl_release(tm_tx *tx, uint64_t *ts)
 {
-    uint64_t next = tx->snapshot + 2;
+    uint64_t next = (tx->snapshot & ~(uint64_t)1) + 2; /* the owner's snapshot is odd */
     /* release: our in-place writes (or their restoration) happen-before any reader that sees
      * the new version. */
     atomic_store_explicit(&gl_clock, next, memory_order_release);

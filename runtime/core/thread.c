@@ -77,7 +77,7 @@ static void tm_tx_release(void *arg)
         tx->nesting = 0;
     }
     tm_tx_scrub(tx);
-    tm_cur = NULL;
+    tm_cur_set(NULL);
     tm_bias_thread_left();
     /* release: our last writes to the descriptor happen-before its next owner's first. */
     atomic_store_explicit(&tx->in_use, 0, memory_order_release);
@@ -143,7 +143,7 @@ tm_tx *tm_tx_create(void)
     tx->rng = (uint64_t)(uintptr_t)tx * 0x9E3779B97F4A7C15ull | 1;
     tm_tx_assign_ids(tx);
     tm_stack_bounds(tx);
-    tm_cur = tx;
+    tm_cur_set(tx);
     pthread_setspecific(tm_tx_key, tx);
     tm_bias_thread_joined(tx);
     return tx;

@@ -173,6 +173,23 @@ static inline void tm_set_disp(tm_tx *tx, const tm_dispatch *d)
 
 /* thread.c */
 extern __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec"))) TM_HIDDEN;
+
+/* The barriers' copy of tm_cur, kept in the thread control block word glibc reserves for the
+ * TM runtime (tcbhead_t.__private_tm[0], at %fs:0x50 on x86-64; libitm uses these words too,
+ * and only one runtime can be loaded under the libitm soname). It costs one load, where the
+ * initial-exec variable costs a GOT load and a dependent %fs load. thread.c keeps both. */
+static inline __attribute__((always_inline)) tm_tx *tm_cur_tcb(void)
+{
+    tm_tx *tx;
+    __asm__("movq %%fs:0x50, %0" : "=r"(tx));
+    return tx;
+}
+
+static inline void tm_cur_set(tm_tx *tx)
+{
+    tm_cur = tx;
+    __asm__ volatile("movq %0, %%fs:0x50" : : "r"(tx) : "memory");
+}
 TM_HIDDEN tm_tx *tm_tx_create(void);
 TM_HIDDEN tm_tx *tm_registry_head(void);
 
