@@ -15,6 +15,13 @@
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 
+/* The general paths, out of line so the fast paths need no stack frame: `raw` carries the
+ * value's bytes (little-endian, the first `size` bytes meaningful). */
+TM_HIDDEN __attribute__((noinline)) uint64_t tm_read_slow(tm_tx *tx, const void *addr,
+                                                          unsigned size);
+TM_HIDDEN __attribute__((noinline)) void tm_write_slow(tm_tx *tx, void *addr, uint64_t raw,
+                                                      unsigned size);
+
 #define TM_ALIGNED(addr, size) ((((uintptr_t)(addr)) & ((size) - 1)) == 0)
 
 /* Read of a type of 1, 2, 4 or 8 bytes. The modes are tested in order of their fast paths'
@@ -51,8 +58,7 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
-        (tx ? tx->disp : &tm_disp_direct)->read(tx, &v, addr, sizeof(T));                  \
-        return v;                                                                          \
+        raw = tm_read_slow(tx, addr, sizeof(T));                                           \
     done_:                                                                                 \
         memcpy(&v, &raw, sizeof(T));                                                       \
         return v;                                                                          \
@@ -63,9 +69,9 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
     TM_EXPORT void NAME(T *addr, T value)                                                  \
     {                                                                                      \
         tm_tx *tx = tm_cur_tcb();                                                          \
+        uint64_t raw = 0;                                                                  \
+        memcpy(&raw, &value, sizeof(T));                                                   \
         if (TM_LIKELY(tx != NULL) && TM_ALIGNED(addr, sizeof(T))) {                        \
-            uint64_t raw = 0;                                                              \
-            memcpy(&raw, &value, sizeof(T));                                               \
             unsigned mode_ = tx->mode;                                                     \
             if (mode_ == TM_MODE_GLWT) {                                                   \
                 if (tx->owned && tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {          \
@@ -73,10 +79,7 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
                     return;                                                                \
                 }                                                                          \
             } else if (mode_ == TM_MODE_NOREC) {                                           \
-                uintptr_t off_ = (uintptr_t)addr & 7;                                      \
-                uint64_t mask_ = sizeof(T) == 8 ? ~0ull                                    \
-                                 : (((1ull << (sizeof(T) * 8)) - 1) << (off_ * 8));        \
-                tm_wset_put(&tx->wset, (uintptr_t)addr - off_, raw << (off_ * 8), mask_);  \
+                tm_wset_write_fast(&tx->wset, addr, raw, sizeof(T));                       \
                 return;                                                                    \
             } else if (mode_ == TM_MODE_DIRECT) {                                          \
                 tm_store_n(addr, raw, sizeof(T));                                          \
@@ -86,9 +89,21 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
                     tm_store_n(addr, raw, sizeof(T));                                      \
                     return;                                                                \
                 }                                                                          \
+            } else if (mode_ == TM_MODE_OREC_LAZY) {                                       \
+                tm_wset_write_fast(&tx->wset, addr, raw, sizeof(T));                       \
+                return;                                                                    \
+            } else if (mode_ == TM_MODE_OREC_EAGER) {                                      \
+                /* a word whose orec this transaction holds: only we change it, so the    \
+                 * relaxed load sees our own lock value */                                 \
+                if (atomic_load_explicit(tm_orec_of((uintptr_t)addr), memory_order_relaxed) == \
+                        ((uint64_t)(uintptr_t)tx | 1) &&                                   \
+                    tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {                       \
+                    tm_store_n(addr, raw, sizeof(T));                                      \
+                    return;                                                                \
+                }                                                                          \
             }                                                                              \
         }                                                                                  \
-        (tx ? tx->disp : &tm_disp_direct)->write(tx, addr, &value, sizeof(T));             \
+        tm_write_slow(tx, addr, raw, sizeof(T));                                           \
     }
 
 /* Any other size (long double, complex double, vectors of 16 or 32 bytes). */

@@ -11,6 +11,18 @@
 
 #include "barrier_defs.h"
 
+uint64_t tm_read_slow(tm_tx *tx, const void *addr, unsigned size)
+{
+    uint64_t raw = 0;
+    (tx ? tx->disp : &tm_disp_direct)->read(tx, &raw, addr, size);
+    return raw;
+}
+
+void tm_write_slow(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
+{
+    (tx ? tx->disp : &tm_disp_direct)->write(tx, addr, &raw, size);
+}
+
 typedef float _Complex tm_cf;
 typedef double _Complex tm_cd;
 typedef long double _Complex tm_ce;

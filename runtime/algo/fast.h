@@ -71,6 +71,17 @@ static inline __attribute__((always_inline)) bool tm_gl_read_fast(tm_tx *tx, con
     return true;
 }
 
+/* Buffered write of one naturally aligned value of `size` bytes (NOrec, orec_lazy): a word the
+ * filter has never seen is appended with a few stores; anything else merges in tm_wset_put. */
+static inline __attribute__((always_inline)) void tm_wset_write_fast(tm_wset *w, void *addr,
+                                                                     uint64_t raw, unsigned size)
+{
+    uintptr_t off = (uintptr_t)addr & 7, word = (uintptr_t)addr - off;
+    uint64_t mask = size == 8 ? ~0ull : (((1ull << (size * 8)) - 1) << (off * 8));
+    if (!(tm_wset_surely_new(w, word) && tm_wset_add_fast(w, word, raw << (off * 8), mask)))
+        tm_wset_put(w, word, raw << (off * 8), mask);
+}
+
 /* Undo record for one naturally aligned word of `size` bytes (same layout as tm_undo_push). */
 static inline __attribute__((always_inline)) bool tm_undo_push_fast(tm_undo *u, void *addr,
                                                                     unsigned size)

@@ -98,34 +98,75 @@ void tm_wset_reindex(tm_wset *w, size_t want)
         w->index_mask = size - 1;
     }
     memset(w->index, 0, size * sizeof *w->index);
+    if (!w->gen)
+        w->gen = 1ull << 32;
     w->filter = 0;
     for (size_t i = 0; i < w->n; i++) {
         size_t h = tm_wset_hash(w->e[i].word) & w->index_mask;
-        while (w->index[h])
+        while ((w->index[h] & ~0xffffffffull) == w->gen)
             h = (h + 1) & w->index_mask;
-        w->index[h] = (uint32_t)(i + 1);
+        w->index[h] = w->gen | (i + 1);
         w->filter |= 1ull << ((w->e[i].word >> 3) & 63);
     }
+    w->indexed = w->n;
 }
 
+/* Indexes the entries appended since the last lookup, growing the index to stay at most half
+ * full. */
+void tm_wset_index_rest(tm_wset *w)
+{
+    if (!w->index || w->n * 2 > w->index_mask + 1) {
+        tm_wset_reindex(w, w->n);
+        return;
+    }
+    for (size_t i = w->indexed; i < w->n; i++) {
+        size_t h = tm_wset_hash(w->e[i].word) & w->index_mask;
+        while ((w->index[h] & ~0xffffffffull) == w->gen)
+            h = (h + 1) & w->index_mask;
+        w->index[h] = w->gen | (i + 1);
+    }
+    w->indexed = w->n;
+}
+
+/* Appends an entry for a word not in the set, growing the entry array first. */
 tm_wentry *tm_wset_append(tm_wset *w, uintptr_t word)
 {
-    if (TM_UNLIKELY(w->n == w->cap)) {
+    if (w->n == w->cap) {
         w->cap = w->cap ? w->cap * 2 : 256;
         w->e = tm_xrealloc(w->e, w->cap * sizeof *w->e, "write set");
     }
-    if (TM_UNLIKELY(!w->index || (w->n + 1) * 2 > w->index_mask + 1))
-        tm_wset_reindex(w, w->n + 1);
-    tm_wentry *e = &w->e[w->n++];
-    e->word = word;
-    e->val = 0;
-    e->mask = 0;
-    size_t h = tm_wset_hash(word) & w->index_mask;
-    while (w->index[h])
-        h = (h + 1) & w->index_mask;
-    w->index[h] = (uint32_t)w->n;
-    w->filter |= 1ull << ((word >> 3) & 63);
-    return e;
+    bool added = tm_wset_add_fast(w, word, 0, 0);
+    (void)added; /* room was made above */
+    return &w->e[w->n - 1];
+}
+
+void tm_wset_put(tm_wset *w, uintptr_t word, uint64_t val, uint64_t mask)
+{
+    tm_wentry *e = tm_wset_find(w, word);
+    if (!e) {
+        if (!tm_wset_add_fast(w, word, val & mask, mask)) {
+            e = tm_wset_append(w, word);
+            e->val = val & mask;
+            e->mask = mask;
+        }
+        return;
+    }
+    if (TM_UNLIKELY((size_t)(e - w->e) < w->nest_mark))
+        tm_wset_note_nested(w, e);
+    e->val = (e->val & ~mask) | (val & mask);
+    e->mask |= mask;
+}
+
+/* Empties the index in O(1): slots of older generations read as empty. Every 2^32 resets the
+ * generation wraps and the table is cleared once. */
+void tm_wset_new_gen(tm_wset *w)
+{
+    w->gen += 1ull << 32;
+    if (TM_UNLIKELY(w->gen == 0)) {
+        w->gen = 1ull << 32;
+        if (w->index)
+            memset(w->index, 0, (w->index_mask + 1) * sizeof *w->index);
+    }
 }
 
 void tm_wset_note_nested(tm_wset *w, tm_wentry *e)
@@ -153,7 +194,7 @@ void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len)
     }
 }
 
-bool tm_wset_overlay(const tm_wset *w, void *dst, const void *addr, size_t len)
+bool tm_wset_overlay(tm_wset *w, void *dst, const void *addr, size_t len)
 {
     uintptr_t a = (uintptr_t)addr;
     unsigned char *d = dst;
@@ -211,25 +252,21 @@ void tm_wset_truncate(tm_wset *w, size_t n, size_t undo_mark)
     }
     if (n < w->n) {
         w->n = n;
-        tm_wset_reindex(w, n);
+        if (w->indexed > n) {
+            tm_wset_reindex(w, n);
+        } else { /* the index holds nothing past n: only the filter must forget them */
+            w->filter = 0;
+            for (size_t i = 0; i < n; i++)
+                w->filter |= 1ull << ((w->e[i].word >> 3) & 63);
+        }
     }
 }
 
 void tm_wset_reset(tm_wset *w)
 {
-    if (w->n) {
-        if (w->index_mask + 1 > 1024 || w->n > 64) {
-            memset(w->index, 0, (w->index_mask + 1) * sizeof *w->index);
-        } else {
-            /* Undo the insertions in reverse order: each probe then finds its own slot. */
-            for (size_t i = w->n; i-- > 0;) {
-                size_t h = tm_wset_hash(w->e[i].word) & w->index_mask;
-                while (w->index[h] != i + 1)
-                    h = (h + 1) & w->index_mask;
-                w->index[h] = 0;
-            }
-        }
-    }
+    if (w->indexed)
+        tm_wset_new_gen(w);
+    w->indexed = 0;
     w->n = 0;
     w->filter = 0;
     w->undo_n = 0;

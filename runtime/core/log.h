@@ -6,7 +6,11 @@
  *  tm_rset   NOrec-style value read log: (addr, len <= 8, value) checked by value on validation.
  *  tm_wset   redo log keyed by aligned 8-byte word with a per-byte mask, so writes of any size and
  *            alignment merge exactly and write-back touches only the bytes the program wrote.
- *            Lookup: a 64-bit filter, then an open-addressing index (entry index + 1, 0 = empty).
+ *            Lookup: a 64-bit filter, then an open-addressing index whose slots hold
+ *            (generation << 32 | entry index + 1); a slot of another generation is empty, so a
+ *            reset only bumps the generation instead of clearing the table. The index is built
+ *            lazily: appending costs a few stores, and the entries appended since the last
+ *            lookup are indexed when the filter first says a word may be present.
  *            Closed nesting: overwriting an entry older than wset_nest_mark first saves its old
  *            value in the wset undo list, so a nested cancel can restore the parent's values.
  */
@@ -48,8 +52,10 @@ typedef struct tm_wundo {
 typedef struct tm_wset {
     tm_wentry *e;
     size_t n, cap;
-    uint32_t *index;  /* open addressing; holds entry index + 1 */
+    uint64_t *index;  /* open addressing: gen << 32 | (entry index + 1) */
     size_t index_mask; /* index size - 1 (power of two) */
+    uint64_t gen;      /* current generation, << 32; never 0 */
+    size_t indexed;    /* entries [0, indexed) are in the index */
     uint64_t filter;  /* bit (word >> 3) & 63 set for every entry */
     size_t nest_mark; /* entries below this need undo records when overwritten */
     tm_wundo *undo;
@@ -77,6 +83,8 @@ bool tm_rset_valid(const tm_rset *r);
 void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len);
 void tm_wset_reindex(tm_wset *w, size_t want);
 tm_wentry *tm_wset_append(tm_wset *w, uintptr_t word);
+void tm_wset_new_gen(tm_wset *w);
+void tm_wset_index_rest(tm_wset *w);
 void tm_wset_note_nested(tm_wset *w, tm_wentry *e);
 
 static inline size_t tm_wset_hash(uintptr_t word)
@@ -84,30 +92,46 @@ static inline size_t tm_wset_hash(uintptr_t word)
     return (size_t)((word >> 3) * 0x9E3779B97F4A7C15ull >> 32);
 }
 
-static inline tm_wentry *tm_wset_find(const tm_wset *w, uintptr_t word)
+static inline tm_wentry *tm_wset_find(tm_wset *w, uintptr_t word)
 {
     if (!(w->filter & (1ull << ((word >> 3) & 63))))
         return NULL;
+    if (w->indexed != w->n)
+        tm_wset_index_rest(w);
     size_t h = tm_wset_hash(word) & w->index_mask;
-    for (uint32_t i; (i = w->index[h]) != 0; h = (h + 1) & w->index_mask)
-        if (w->e[i - 1].word == word)
-            return &w->e[i - 1];
+    for (uint64_t s; ((s = w->index[h]) & ~0xffffffffull) == w->gen; h = (h + 1) & w->index_mask)
+        if (w->e[(uint32_t)s - 1].word == word)
+            return &w->e[(uint32_t)s - 1];
     return NULL;
 }
 
-/* Merges the bytes of `val` under `mask` into the entry for the aligned `word`. */
-static inline void tm_wset_put(tm_wset *w, uintptr_t word, uint64_t val, uint64_t mask)
+/* Appends an entry for `word`, known not to be in the set, if the entry array has room;
+ * returns false otherwise (tm_wset_append grows it). The index catches up at the next lookup. */
+static inline __attribute__((always_inline)) bool tm_wset_add_fast(tm_wset *w, uintptr_t word,
+                                                                   uint64_t val, uint64_t mask)
 {
-    tm_wentry *e = w->n ? tm_wset_find(w, word) : NULL;
-    if (!e)
-        e = tm_wset_append(w, word);
-    else if (__builtin_expect((size_t)(e - w->e) < w->nest_mark, 0))
-        tm_wset_note_nested(w, e);
-    e->val = (e->val & ~mask) | (val & mask);
-    e->mask |= mask;
+    size_t n = w->n;
+    if (__builtin_expect(n == w->cap, 0))
+        return false;
+    tm_wentry *e = &w->e[n];
+    e->word = word;
+    e->val = val;
+    e->mask = mask;
+    w->n = n + 1;
+    w->filter |= 1ull << ((word >> 3) & 63);
+    return true;
 }
+
+/* The write-set filter says `word` cannot be in the set. */
+static inline bool tm_wset_surely_new(const tm_wset *w, uintptr_t word)
+{
+    return !(w->filter & (1ull << ((word >> 3) & 63)));
+}
+
+/* Merges the bytes of `val` under `mask` into the entry for the aligned `word`. */
+void tm_wset_put(tm_wset *w, uintptr_t word, uint64_t val, uint64_t mask);
 /* Overlays buffered bytes of [addr, addr+len) onto dst; returns true if every byte was buffered. */
-bool tm_wset_overlay(const tm_wset *w, void *dst, const void *addr, size_t len);
+bool tm_wset_overlay(tm_wset *w, void *dst, const void *addr, size_t len);
 void tm_wset_writeback(const tm_wset *w, tm_skip skip);
 void tm_wset_truncate(tm_wset *w, size_t n, size_t undo_mark);
 void tm_wset_reset(tm_wset *w);
