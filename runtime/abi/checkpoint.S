@@ -21,8 +21,7 @@
 _ITM_beginTransaction:
         .cfi_startproc
         endbr64
-        movq    tm_cur@gottpoff(%rip), %rax
-        movq    %fs:(%rax), %rax        /* tx = tm_cur */
+        movq    %fs:0x50, %rax          /* tx = tm_cur, from the TCB's TM word (core/tx.h) */
         testq   %rax, %rax
         jz      .Lslow
         cmpl    $0, TX_NESTING(%rax)

@@ -6,12 +6,13 @@
 
 TM_EXPORT void _ITM_commitTransaction(void)
 {
-    tm_tx *tx = tm_cur;
-    /* Fast path: a biased, irrevocable transaction with nothing logged and no actions. */
+    tm_tx *tx = tm_cur_tcb();
+    /* Fast path: a biased, irrevocable transaction with nothing logged, no actions and nothing
+     * for the statistics to count (stats_site is NULL when they are off, and when the attempt
+     * was counted whole at its start: tm_stats_attempt_biased). */
     if (TM_LIKELY(tx && tx->nesting == 1 && tx->flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
-                  (tx->n_actions | tx->locals.len) == 0 && tx->mode == TM_MODE_DIRECT)) {
-        if (TM_UNLIKELY(tm_stats_on))
-            tm_stats_commit_direct(tx); /* mode DIRECT: no read or write set */
+                  (tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) == 0 &&
+                  tx->mode == TM_MODE_DIRECT)) {
         tx->nesting = 0;
         tx->n_cps = 0;
         tm_bias_exit(tx);

@@ -39,6 +39,9 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "privatization safety: writers wait for concurrent transactions (quiesce) or not (off)"},
     {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
      "per-site statistics at exit: a JSON file path, or - for a table on stderr"},
+    {"TMKIT_STATS_STRIDE", TM_CFG_UINT, "0", 0, 65536, {NULL, NULL}, &tm_config.stats_stride,
+     NULL, "statistics: time about 1 attempt in N per site (0: adapt N to the transactions' "
+     "length)"},
     {"TMKIT_STATS_SHM", TM_CFG_STATS_SHM, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
      "live per-site statistics in shared memory /dev/shm/tmkit.NAME, summed over processes"},
 };

@@ -11,6 +11,7 @@ typedef struct tm_algo tm_algo;
 typedef struct tm_config {
     const tm_algo *algo;     /* TMKIT_ALGO */
     uint32_t max_retries;    /* TMKIT_MAX_RETRIES: failed attempts before running serially */
+    uint32_t stats_stride; /* TMKIT_STATS_STRIDE: 0 adapts; N times ~1 attempt in N per site */
     bool privatization;      /* TMKIT_PRIVATIZATION=quiesce|off */
 } tm_config_t;
 

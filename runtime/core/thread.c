@@ -159,6 +159,10 @@ static void tm_fork_child(void)
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed)) {
         if (t == tm_cur)
             continue;
+        if (t->tcb) { /* a parent thread's TCB, which glibc may hand to our next new thread */
+            *(tm_tx *volatile *)(t->tcb + TM_TCB_WORD) = NULL;
+            t->tcb = 0;
+        }
         if (atomic_load_explicit(&t->in_use, memory_order_relaxed))
             tm_tx_scrub(t);
         atomic_store_explicit(&t->shared_ts, TM_TS_INACTIVE, memory_order_relaxed);

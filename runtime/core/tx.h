@@ -121,7 +121,7 @@ struct tm_tx {
     struct tm_site *stats_site;    /* site of the running attempt, NULL when not counting */
     uint64_t stats_t0;             /* TSC at the start of the running attempt (0: not timed) */
     struct tm_site *stats_cache[4]; /* recently used sites, by bits of their pc (lookup cache) */
-    uint32_t stats_tick;           /* attempts counted, for time sampling */
+    uintptr_t stats_cache_pc[4];   /* their pcs; 0 (no pc) makes the next lookup slow */
     uint64_t stats_wait;           /* serial-lock wait cycles not yet given to a site */
     tm_rset rset;
     tm_wset wset;
@@ -148,6 +148,8 @@ struct tm_tx {
     void *eh_in_flight;
     uint32_t catch_count;
     unsigned int uncaught_at_start;
+    /* TCB (the %fs base) of the thread whose TM word points here, 0 if none (see tm_cur_set). */
+    uintptr_t tcb;
     /* Stack bounds of the owner thread (dead-frame checks). */
     uintptr_t stack_lo, stack_hi;
     bool stack_known;
@@ -177,7 +179,12 @@ extern __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec"))) TM_HIDD
 /* The barriers' copy of tm_cur, kept in the thread control block word glibc reserves for the
  * TM runtime (tcbhead_t.__private_tm[0], at %fs:0x50 on x86-64; libitm uses these words too,
  * and only one runtime can be loaded under the libitm soname). It costs one load, where the
- * initial-exec variable costs a GOT load and a dependent %fs load. thread.c keeps both. */
+ * initial-exec variable costs a GOT load and a dependent %fs load. Unlike a TLS variable the
+ * word is not reinitialized when glibc reuses a dead thread's stack and TCB for a new thread,
+ * so it must be NULL whenever its thread has no descriptor: a thread clears it when it gives
+ * its descriptor back (thread.c), and a forked child clears it in the TCBs of the parent's
+ * other threads, which glibc keeps for reuse (tx->tcb says where; tm_fork_child). */
+#define TM_TCB_WORD 0x50
 static inline __attribute__((always_inline)) tm_tx *tm_cur_tcb(void)
 {
     tm_tx *tx;
@@ -187,6 +194,13 @@ static inline __attribute__((always_inline)) tm_tx *tm_cur_tcb(void)
 
 static inline void tm_cur_set(tm_tx *tx)
 {
+    if (tm_cur)
+        tm_cur->tcb = 0;
+    if (tx) {
+        uintptr_t self;
+        __asm__("movq %%fs:0, %0" : "=r"(self)); /* tcbhead_t.tcb: the TCB's own address */
+        tx->tcb = self;
+    }
     tm_cur = tx;
     __asm__ volatile("movq %0, %%fs:0x50" : : "r"(tx) : "memory");
 }

@@ -164,10 +164,8 @@ uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
     tm_outer_init(tx, prop);
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1;
-    if (TM_UNLIKELY(tm_stats_on)) {
-        tm_stats_attempt(tx, false);
-        tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
-    }
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_attempt_biased(tx);
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
@@ -354,8 +352,8 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
     if (TM_UNLIKELY(tm_stats_on)) {
         if (k == 0)
             tm_stats_abort(tx, TM_ABORT_CANCEL);
-        else if (tx->stats_site) /* a nested cancel: the attempt goes on */
-            tx->stats_site->c[TM_STAT_abort_cancel]++;
+        else
+            tm_stats_nested_cancel(tx);
     }
     tm_jmpbuf jb = *tm_cp_jb(tx, k);
     tm_rollback_to(tx, k);

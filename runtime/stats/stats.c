@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "stats.h"
+#include "../core/config.h"
 
 bool tm_stats_on;
+uint64_t tm_stats_tsc_cost;
 static tm_site_table *tm_stats_tables; /* guarded by tm_stats_lock */
 static pthread_mutex_t tm_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -63,13 +65,21 @@ static tm_site *tm_stats_site(tm_tx *tx, uintptr_t pc)
     return &t->other;
 }
 
-void tm_stats_attempt_slow(tm_tx *tx, bool serial)
+/* The site of pc through the cache, filling it on a miss. */
+static tm_site *tm_stats_cached_site(tm_tx *tx, uintptr_t pc)
 {
-    uintptr_t pc = (uintptr_t)tx->jb0.pc;
-    tm_site **slot = &tx->stats_cache[tm_stats_slot(pc)];
-    tm_site *s = *slot;
-    if (!s || s->pc != pc)
-        *slot = s = tm_stats_site(tx, pc);
+    unsigned k = tm_stats_slot(pc);
+    if (tx->stats_cache_pc[k] != pc) {
+        tx->stats_cache[k] = tm_stats_site(tx, pc);
+        tx->stats_cache_pc[k] = pc;
+    }
+    return tx->stats_cache[k];
+}
+
+/* `counted`: the inline path already counted this attempt down (its site was cached). */
+void tm_stats_attempt_slow(tm_tx *tx, bool serial, bool counted)
+{
+    tm_site *s = tm_stats_cached_site(tx, (uintptr_t)tx->jb0.pc);
     tx->stats_site = s;
     s->c[TM_STAT_starts]++;
     if (serial)
@@ -78,22 +88,53 @@ void tm_stats_attempt_slow(tm_tx *tx, bool serial)
         s->c[TM_STAT_cycles_serial_wait] += tx->stats_wait;
         tx->stats_wait = 0;
     }
-    tx->stats_t0 = (tx->stats_tick % TM_STATS_SAMPLE) == 0 ? tm_stats_now() : 0;
+    if (!counted)
+        s->t_left--;
+    /* The site's countdown ran out: time this attempt, whatever else sent it here, so which
+     * attempts are timed depends only on the strides. A site's first attempt stands for
+     * itself. If the attempt never ends (its thread exits inside it), the count stays at or
+     * below 0 and the site's next attempt is timed instead. */
+    tx->stats_t0 = 0;
+    if (s->t_left <= 0) {
+        if (s->t_stride == 0)
+            s->t_stride = 1;
+        tx->stats_t0 = tm_stats_now();
+    }
 }
 
-/* Time of a timed attempt, which ends it: stats_t0 is 0 again (the inline attempt relies on it). */
-static inline uint64_t tm_stats_elapsed(tm_tx *tx)
+/* Time of a timed attempt of site s, which ends it, scaled by its stride; draws the site's
+ * next stride (see TM_STATS_TIME_BUDGET). stats_t0 is 0 again (the inline attempt relies on
+ * it). */
+static uint64_t tm_stats_elapsed(tm_tx *tx, tm_site *s)
 {
     uint64_t t0 = tx->stats_t0;
+    if (!t0)
+        return 0;
     tx->stats_t0 = 0;
-    return t0 ? (tm_stats_now() - t0) * TM_STATS_SAMPLE : 0;
+    uint64_t d = tm_stats_now() - t0;
+    d = d > tm_stats_tsc_cost ? d - tm_stats_tsc_cost : 0;
+    if (!s)
+        return 0;
+    uint64_t scaled = d * s->t_stride;
+    s->t_avg = s->t_avg ? s->t_avg - s->t_avg / 8 + d / 8 : d;
+    uint64_t budget = TM_STATS_TIME_BUDGET * (tm_stats_tsc_cost ? tm_stats_tsc_cost : 40);
+    uint64_t base = s->t_avg ? budget / s->t_avg : TM_STATS_STRIDE_MAX;
+    base = base < 1 ? 1 : base > TM_STATS_STRIDE_MAX ? TM_STATS_STRIDE_MAX : base;
+    if (tm_config.stats_stride) /* TMKIT_STATS_STRIDE: fixed (1 times every attempt) */
+        base = tm_config.stats_stride;
+    tx->rng ^= tx->rng << 13; /* xorshift64, as the back-off uses */
+    tx->rng ^= tx->rng >> 7;
+    tx->rng ^= tx->rng << 17;
+    s->t_stride = (uint32_t)(1 + tx->rng % (2 * base - 1)); /* 1 .. 2B-1, mean B */
+    s->t_left = (int32_t)s->t_stride;
+    return scaled;
 }
 
 void tm_stats_commit_slow(tm_tx *tx)
 {
     tm_site *s = tx->stats_site;
     if (!s) {
-        tx->stats_t0 = 0;
+        (void)tm_stats_elapsed(tx, NULL); /* ends a timed attempt, if any */
         return;
     }
     uint64_t reads = tx->rset.n, writes = tx->wset.n + tx->undo.count;
@@ -104,7 +145,7 @@ void tm_stats_commit_slow(tm_tx *tx)
         s->c[TM_STAT_read_set_max] = reads;
     if (writes > s->c[TM_STAT_write_set_max])
         s->c[TM_STAT_write_set_max] = writes;
-    s->c[TM_STAT_cycles_committed] += tm_stats_elapsed(tx);
+    s->c[TM_STAT_cycles_committed] += tm_stats_elapsed(tx, s);
     unsigned b = 0;
     for (uint32_t r = tx->retries; r && b < TM_RETRY_BUCKETS - 1; r >>= 1)
         b++;
@@ -116,7 +157,7 @@ void tm_stats_abort(tm_tx *tx, tm_abort_reason why)
 {
     tm_site *s = tx->stats_site;
     if (!s) {
-        tx->stats_t0 = 0;
+        (void)tm_stats_elapsed(tx, NULL); /* ends a timed attempt, if any */
         return;
     }
     static const enum tm_stat map[TM_ABORT_REASONS] = {
@@ -128,7 +169,7 @@ void tm_stats_abort(tm_tx *tx, tm_abort_reason why)
         [TM_ABORT_SERIAL] = TM_STAT_abort_serial,
     };
     s->c[map[why]]++;
-    s->c[TM_STAT_cycles_aborted] += tm_stats_elapsed(tx);
+    s->c[TM_STAT_cycles_aborted] += tm_stats_elapsed(tx, s);
     tx->stats_site = NULL;
 }
 
@@ -145,14 +186,26 @@ void tm_stats_irrevocable(tm_tx *tx, uintptr_t caller_pc)
     }
 }
 
+/* A nested __transaction_cancel: the attempt goes on. An attempt counted whole at its start
+ * (tm_stats_attempt_biased) has no stats_site; its site is looked up. */
+void tm_stats_nested_cancel(tm_tx *tx)
+{
+    tm_site *s = tx->stats_site;
+    if (!s)
+        s = tm_stats_cached_site(tx, (uintptr_t)tx->jb0.pc);
+    s->c[TM_STAT_abort_cancel]++;
+}
+
 /* Waiting time: given to the running attempt's site, or kept until the next attempt starts
  * (a wait for the serial lock happens before the attempt's site is known). */
 void tm_stats_wait(tm_tx *tx, enum tm_stat which, uint64_t cycles)
 {
     if (tx->stats_site && which == TM_STAT_cycles_quiesce_wait)
         tx->stats_site->c[which] += cycles;
-    else if (which == TM_STAT_cycles_serial_wait)
+    else if (which == TM_STAT_cycles_serial_wait) {
         tx->stats_wait += cycles;
+        memset(tx->stats_cache_pc, 0, sizeof tx->stats_cache_pc); /* next attempt: slow */
+    }
 }
 
 /* fork(): the child counts only its own transactions. Blocks of the shared segment belong to
@@ -180,6 +233,7 @@ void tm_stats_fork_child(void)
             t->stats = NULL;
         t->stats_site = NULL;
         memset(t->stats_cache, 0, sizeof t->stats_cache);
+        memset(t->stats_cache_pc, 0, sizeof t->stats_cache_pc);
         t->stats_t0 = 0;
         t->stats_wait = 0;
     }

@@ -28,7 +28,7 @@
     X(write_set_sum, "entries in the write set or undo log, summed over committed ones")      \
     X(read_set_max, "largest read set of a committed transaction")                            \
     X(write_set_max, "largest write set of a committed transaction")                          \
-    X(cycles_committed, "TSC cycles inside committed attempts (sampled 1 in 64, scaled)")     \
+    X(cycles_committed, "TSC cycles inside committed attempts (sampled, scaled)")             \
     X(cycles_aborted, "TSC cycles inside aborted attempts, wasted work (sampled, scaled)")     \
     X(cycles_serial_wait, "TSC cycles waiting for the serial lock (to run serially, or for "   \
                           "an irrevocable transaction to finish before starting)")            \
@@ -54,6 +54,14 @@ typedef struct tm_site {
     uint64_t off, irrev_off;
     uint64_t c[TM_STAT_N];
     uint64_t retries[TM_RETRY_BUCKETS];
+    /* Attempts counted whole when they started (biased, uninstrumented: they cannot abort),
+     * with one increment instead of four. Not a reported counter: tm_site_add adds it to
+     * starts, commits, uninstrumented_attempts and retries[0]. */
+    uint64_t fast;
+    /* Time sampling of this site by its thread (see TM_STATS_TIME_BUDGET); not reported. */
+    int32_t t_left;    /* attempts until the next timed one */
+    uint32_t t_stride; /* attempts the current sample stands for (its weight) */
+    uint64_t t_avg;    /* moving average of the timed attempts' cycles */
 } tm_site;
 
 #define TM_SITES 256 /* per table; sites beyond are counted under pc 1 ("other sites") */
@@ -82,6 +90,11 @@ static inline void tm_site_add(tm_site *d, const tm_site *s)
     }
     for (int k = 0; k < TM_RETRY_BUCKETS; k++)
         d->retries[k] += __atomic_load_n(&s->retries[k], __ATOMIC_RELAXED);
+    uint64_t f = __atomic_load_n(&s->fast, __ATOMIC_RELAXED);
+    d->c[TM_STAT_starts] += f;
+    d->c[TM_STAT_commits] += f;
+    d->c[TM_STAT_uninstrumented_attempts] += f;
+    d->retries[0] += f;
     if (__atomic_load_n(&s->irrev_pc, __ATOMIC_RELAXED)) {
         d->irrev_pc = s->irrev_pc;
         d->irrev_obj = s->irrev_obj;
@@ -89,10 +102,11 @@ static inline void tm_site_add(tm_site *d, const tm_site *s)
     }
 }
 
-TM_HIDDEN void tm_stats_attempt_slow(tm_tx *tx, bool serial);
+TM_HIDDEN void tm_stats_attempt_slow(tm_tx *tx, bool serial, bool counted);
 TM_HIDDEN void tm_stats_commit_slow(tm_tx *tx);
 TM_HIDDEN void tm_stats_abort(tm_tx *tx, tm_abort_reason why);
 TM_HIDDEN void tm_stats_irrevocable(tm_tx *tx, uintptr_t caller_pc);
+TM_HIDDEN void tm_stats_nested_cancel(tm_tx *tx);
 TM_HIDDEN void tm_stats_configure(const char *dest);
 TM_HIDDEN void tm_stats_wait(tm_tx *tx, enum tm_stat which, uint64_t cycles);
 TM_HIDDEN void tm_stats_fork_child(void);
@@ -106,41 +120,66 @@ TM_HIDDEN void tm_stats_shm_fork_child(void);
 extern bool tm_stats_shm_on TM_HIDDEN;
 
 static inline uint64_t tm_stats_now(void) { return __builtin_ia32_rdtsc(); }
+extern uint64_t tm_stats_tsc_cost TM_HIDDEN; /* cycles a pair of reads adds (calibrated once) */
 
-/* Time is sampled: one attempt in TM_STATS_SAMPLE is timed and counts for TM_STATS_SAMPLE (the
- * TSC read costs ~20 ns in some virtual machines, more than a whole small transaction). */
-#define TM_STATS_SAMPLE 64
+/* Time is sampled per site: reading the TSC costs ~20 ns in some virtual machines, more than a
+ * whole small transaction. Each site draws its next timed attempt at random 1 to 2B-1 of its
+ * attempts later, B = TM_STATS_TIME_BUDGET x (the calibrated cost of a pair of TSC reads) /
+ * (moving average of its timed attempts' cycles), clamped to [1, TM_STATS_STRIDE_MAX]. A
+ * timed attempt costs about 4 TSC-read pairs (the reads and the out-of-line paths), so timing
+ * costs ~1% of a site's time: here a site of short transactions is timed about 1 in 256, one
+ * of transactions over ~10 us every time, and long sites are measured closely however rare.
+ * (The calibration also keeps this sane under valgrind, where the TSC is emulated.) A timed
+ * attempt counts for the attempts of its stride (its weight), which keeps the sums unbiased;
+ * the random stride keeps periodic behaviour from aliasing with the sample. */
+#define TM_STATS_TIME_BUDGET 400u
+#define TM_STATS_STRIDE_MAX 256u
 
 /* The hooks' common cases are inline (stats on must stay within ~10% of off even for tiny
- * transactions): the same site as the previous attempt, not timed, nothing else to record. */
+ * transactions): a site in the per-thread cache, not timed, nothing else to record. The
+ * cache is keyed by its own pc array, so a miss needs no load through a site pointer; a pending
+ * serial-lock wait clears the keys (tm_stats_wait), which sends the next attempt to the slow
+ * path that records it. */
 static inline unsigned tm_stats_slot(uintptr_t pc) { return (unsigned)(pc >> 4) & 3u; }
+
+/* True, with *s the site of pc, if it is cached and the attempt need not be timed. A cached
+ * site's countdown is decremented here, once per attempt; on a miss the slow path does it. */
+static inline bool tm_stats_fast_site(tm_tx *tx, uintptr_t pc, tm_site **s, bool *counted)
+{
+    unsigned k = tm_stats_slot(pc);
+    *s = tx->stats_cache[k];
+    *counted = tx->stats_cache_pc[k] == pc;
+    return TM_LIKELY(*counted) && TM_LIKELY(--(*s)->t_left > 0);
+}
 
 static inline void tm_stats_attempt(tm_tx *tx, bool serial)
 {
-    uintptr_t pc = (uintptr_t)tx->jb0.pc;
-    tm_site *s = tx->stats_cache[tm_stats_slot(pc)];
-    uint32_t tick = ++tx->stats_tick; /* the slow path reads it, without counting again */
     /* stats_t0 is already 0 here: only a timed attempt sets it, and its commit or abort (slow
      * paths) clears it. */
-    if (TM_LIKELY(s && s->pc == pc && !serial && !tx->stats_wait && tick % TM_STATS_SAMPLE != 0)) {
+    tm_site *s;
+    bool counted;
+    if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted) && !serial)) {
         tx->stats_site = s;
         s->c[TM_STAT_starts]++;
         return;
     }
-    tm_stats_attempt_slow(tx, serial);
+    tm_stats_attempt_slow(tx, serial, counted);
 }
 
-/* Commit of an attempt that logged nothing (uninstrumented code under the bias). */
-static inline void tm_stats_commit_direct(tm_tx *tx)
+/* A biased attempt of uninstrumented code (core/txn.c, tm_begin_outer): alone and unable to
+ * abort, so it is counted whole now, with one increment, and leaves stats_site NULL; the
+ * commit fast path (abi/entry.c) then has nothing to count. A timed attempt, or one whose
+ * site is not cached, takes the ordinary path: stats_site set, counted at commit. */
+static inline void tm_stats_attempt_biased(tm_tx *tx)
 {
-    tm_site *s = tx->stats_site;
-    if (TM_LIKELY(s && !tx->stats_t0 && tx->retries == 0)) {
-        s->c[TM_STAT_commits]++;
-        s->retries[0]++;
-        tx->stats_site = NULL;
+    tm_site *s;
+    bool counted;
+    if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {
+        s->fast++;
         return;
     }
-    tm_stats_commit_slow(tx);
+    tm_stats_attempt_slow(tx, false, counted);
+    tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
 }
 
 static inline void tm_stats_commit(tm_tx *tx)

@@ -39,6 +39,14 @@ static void *hammer(void *arg)
     return (void *)done;
 }
 
+/* Busy for `us` microseconds; pure, so a transaction calls it as it is. */
+__attribute__((transaction_pure)) static void spin_us(double us)
+{
+    double t0 = now();
+    while ((now() - t0) * 1e6 < us)
+        ;
+}
+
 int main(int argc, char **argv)
 {
     devnull = fopen("/dev/null", "w");
@@ -55,6 +63,14 @@ int main(int argc, char **argv)
             if (i % 2 == 0)
                 fprintf(devnull, "%d\n", i); /* UNSAFE_CALL */
         }
+    /* Sampled time, per site: a long and a short transaction alternate, a periodic mix that a
+     * fixed even sampling stride would always time on the same one of the two. */
+    for (int i = 0; i < 4000; i++) {
+        if (i % 2)
+            __transaction_atomic { counter += 0; spin_us(20); } /* SITE_LONG */
+        else
+            __transaction_atomic { counter += 0; } /* SITE_SHORT */
+    }
     pthread_t t[2];
     long total = 0;
     for (int i = 0; i < 2; i++)

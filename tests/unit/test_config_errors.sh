@@ -17,6 +17,9 @@ echo "$ERR" | grep -q "1 to 1000000" || fail "range not given: $ERR"
 expect_rc 2 env TMKIT_MAX_RETRIES=0 "$PROG"
 expect_rc 2 env TMKIT_MAX_RETRIES=-3 "$PROG"
 expect_rc 0 env TMKIT_MAX_RETRIES=1 "$PROG" 2000
+expect_rc 2 env TMKIT_STATS_STRIDE=65537 "$PROG"
+echo "$ERR" | grep -q "TMKIT_STATS_STRIDE='65537' is out of range or not a number; valid: an integer from 0 to 65536" ||
+    fail "bad stride not reported: $ERR"
 expect_rc 2 env TMKIT_PRIVATIZATION=maybe "$PROG"
 echo "$ERR" | grep -q "quiesce, off" || fail "choices not listed: $ERR"
 expect_rc 0 env TMKIT_PRIVATIZATION=off "$PROG" 2000

@@ -48,6 +48,13 @@ assert h["starts"] == h["commits"] + aborts + h["abort_cancel"] + h["abort_retry
 assert sum(h["retries_histogram"]) == h["commits"], h
 if algo in ("norec", "orec_lazy", "gl_wt"):
     assert aborts > 0, f"two threads on one counter never conflicted under {algo}: {h}"
+# Sampled time: each of two alternating sites is timed, the 20 us one at about 20 us a commit
+# (wide bounds: a loaded machine stretches it, never shortens it below the spin).
+lng, sht = site("SITE_LONG"), site("SITE_SHORT")
+assert lng["commits"] == 2000 and sht["commits"] == 2000, (lng, sht)
+us = lambda s: s["cycles_committed"] / prof["tsc_hz"] / s["commits"] * 1e6
+assert 14 <= us(lng) <= 400, (us(lng), lng)
+assert 0 < us(sht) < us(lng) / 4, (us(sht), us(lng), sht)
 PY
 done
 # tmkit run --stats + tmkit report: sites as function (file:line), serializing call named.
