@@ -120,8 +120,10 @@ struct tm_tx {
     struct tm_site_table *stats;   /* per-site counters (stats/stats.c); kept across owners */
     struct tm_site *stats_site;    /* site of the running attempt, NULL when not counting */
     uint64_t stats_t0;             /* TSC at the start of the running attempt (0: not timed) */
-    struct tm_site *stats_cache[4]; /* recently used sites, by bits of their pc (lookup cache) */
-    uintptr_t stats_cache_pc[4];   /* their pcs; 0 (no pc) makes the next lookup slow */
+    /* Recently used sites (stats.h): 8 sets chosen by a hash of the pc, 2 ways (k and k + 8),
+     * the most recent in way 0; stats_cache_pc holds their pcs, 0 (no pc) forcing a miss. */
+    struct tm_site *stats_cache[16];
+    uintptr_t stats_cache_pc[16];
     uint64_t stats_wait;           /* serial-lock wait cycles not yet given to a site */
     tm_rset rset;
     tm_wset wset;

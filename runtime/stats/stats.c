@@ -65,15 +65,20 @@ static tm_site *tm_stats_site(tm_tx *tx, uintptr_t pc)
     return &t->other;
 }
 
-/* The site of pc through the cache, filling it on a miss. */
+/* The site of pc through the cache (stats.h): the set's way 0 holds the most recent site; a
+ * hit in way 1 or a miss moves way 0 to way 1. */
 static tm_site *tm_stats_cached_site(tm_tx *tx, uintptr_t pc)
 {
     unsigned k = tm_stats_slot(pc);
-    if (tx->stats_cache_pc[k] != pc) {
-        tx->stats_cache[k] = tm_stats_site(tx, pc);
-        tx->stats_cache_pc[k] = pc;
-    }
-    return tx->stats_cache[k];
+    if (tx->stats_cache_pc[k] == pc)
+        return tx->stats_cache[k];
+    unsigned k1 = k + TM_STATS_WAYS_OFF;
+    tm_site *s = tx->stats_cache_pc[k1] == pc ? tx->stats_cache[k1] : tm_stats_site(tx, pc);
+    tx->stats_cache[k1] = tx->stats_cache[k];
+    tx->stats_cache_pc[k1] = tx->stats_cache_pc[k];
+    tx->stats_cache[k] = s;
+    tx->stats_cache_pc[k] = pc;
+    return s;
 }
 
 /* `counted`: the inline path already counted this attempt down (its site was cached). */

@@ -140,16 +140,30 @@ extern uint64_t tm_stats_tsc_cost TM_HIDDEN; /* cycles a pair of reads adds (cal
  * cache is keyed by its own pc array, so a miss needs no load through a site pointer; a pending
  * serial-lock wait clears the keys (tm_stats_wait), which sends the next attempt to the slow
  * path that records it. */
-static inline unsigned tm_stats_slot(uintptr_t pc) { return (unsigned)(pc >> 4) & 3u; }
+#define TM_STATS_WAYS_OFF 8 /* way 1 of set k is entry k + 8 */
+/* Fibonacci hashing: the top 3 bits of pc x 2^64/phi, so that call sites whose addresses share
+ * low bits (they often do, in one function) still spread over the sets. */
+static inline unsigned tm_stats_slot(uintptr_t pc)
+{
+    return (unsigned)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> 61);
+}
 
 /* True, with *s the site of pc, if it is cached and the attempt need not be timed. A cached
- * site's countdown is decremented here, once per attempt; on a miss the slow path does it. */
+ * site's countdown is decremented here, once per attempt; on a miss the slow path does it.
+ * Two ways per set: three or four sites that alternate rarely all fall in one set (with four
+ * one-way sets, two of three sites collided more often than not, and each collision sent
+ * every attempt of both to the slow path). */
 static inline bool tm_stats_fast_site(tm_tx *tx, uintptr_t pc, tm_site **s, bool *counted)
 {
     unsigned k = tm_stats_slot(pc);
-    *s = tx->stats_cache[k];
-    *counted = tx->stats_cache_pc[k] == pc;
-    return TM_LIKELY(*counted) && TM_LIKELY(--(*s)->t_left > 0);
+    if (TM_LIKELY(tx->stats_cache_pc[k] == pc))
+        *s = tx->stats_cache[k];
+    else if (tx->stats_cache_pc[k + TM_STATS_WAYS_OFF] == pc)
+        *s = tx->stats_cache[k + TM_STATS_WAYS_OFF];
+    else
+        return *counted = false;
+    *counted = true;
+    return TM_LIKELY(--(*s)->t_left > 0);
 }
 
 static inline void tm_stats_attempt(tm_tx *tx, bool serial)
