@@ -75,15 +75,23 @@ void tm_reader_exit(tm_tx *tx)
     tx->flags &= ~TM_F_READER;
 }
 
-static void tm_serial_drain(tm_tx *self)
+/* Waits until every other descriptor is inactive. Returns the TSC cycles spent waiting when
+ * statistics are on and it had to wait (the TSC is read only then: ~20 ns a read in some VMs,
+ * which an uncontended serial transaction must not pay), else 0. */
+static uint64_t tm_serial_drain(tm_tx *self)
 {
+    uint64_t w0 = 0;
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
         /* seq_cst: writer half of the Dekker pattern (see tm_reader_enter). */
-        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE; i++)
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE; i++) {
+            if (TM_UNLIKELY(tm_stats_on) && !w0)
+                w0 = tm_stats_now();
             tm_cpu_relax(i);
+        }
     }
+    return w0 ? tm_stats_now() - w0 : 0;
 }
 
 static bool tm_serial_trylock(void)
@@ -94,10 +102,12 @@ static bool tm_serial_trylock(void)
                                                    memory_order_seq_cst, memory_order_relaxed);
 }
 
-static void tm_serial_lock(void)
+/* Returns the TSC cycles spent waiting, when statistics are on and the lock was contended. */
+static uint64_t tm_serial_lock(void)
 {
     if (tm_serial_trylock())
-        return;
+        return 0;
+    uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
     /* Contended: mark waiters (2) and sleep at once, as glibc's default mutex does; seq_cst for
      * the same reason as the trylock. Spinning first (100 pauses, an earlier version) made the
      * waiter pull the lock's line away from the holder at every hand-off: at 2 threads,
@@ -105,15 +115,19 @@ static void tm_serial_lock(void)
      * at s=2 at 0.37x and 0.80x (bench micro lru bank --configs tmkit-serialirr, 2026-11-22). */
     while (atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
         tm_futex_wait(&tm_serial_word, 2);
+    return w0 ? tm_stats_now() - w0 : 0;
 }
 
+/* Waiting for the lock or for the drain counts as cycles_serial_wait of the next attempt. */
 void tm_serial_acquire(tm_tx *tx)
 {
     if (tx->flags & TM_F_READER)
         tm_reader_exit(tx);
-    tm_serial_lock();
-    tm_serial_drain(tx);
+    uint64_t waited = tm_serial_lock();
+    waited += tm_serial_drain(tx);
     tx->flags |= TM_F_SERIAL;
+    if (waited)
+        tm_stats_wait(tx, TM_STAT_cycles_serial_wait, waited);
 }
 
 bool tm_serial_try_upgrade(tm_tx *tx)
@@ -123,7 +137,7 @@ bool tm_serial_try_upgrade(tm_tx *tx)
     /* We stop being a reader only after owning the word, so no other writer could have drained
      * past us while our speculative state was live. */
     tm_reader_exit(tx);
-    tm_serial_drain(tx);
+    (void)tm_serial_drain(tx); /* not timed: the attempt goes on */
     tx->flags |= TM_F_SERIAL;
     return true;
 }
@@ -170,8 +184,8 @@ void tm_serial_fork_prepare(void)
     tm_fork_took_lock = false;
     if (tx && tx->nesting)
         return; /* fork inside a transaction: it is irrevocable and already holds the lock */
-    tm_serial_lock();
-    tm_serial_drain(tx); /* tx may be NULL: then nothing is skipped */
+    (void)tm_serial_lock();
+    (void)tm_serial_drain(tx); /* tx may be NULL: then nothing is skipped */
     tm_fork_took_lock = true;
 }
 

@@ -124,7 +124,6 @@ struct tm_tx {
      * the most recent in way 0; stats_cache_pc holds their pcs, 0 (no pc) forcing a miss. */
     struct tm_site *stats_cache[16];
     uintptr_t stats_cache_pc[16];
-    uint64_t stats_wait;           /* serial-lock wait cycles not yet given to a site */
     tm_rset rset;
     tm_wset wset;
     tm_undo undo;   /* memory (write-through and serial modes) */

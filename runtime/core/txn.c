@@ -90,12 +90,8 @@ static uint32_t tm_attempt_start(tm_tx *tx)
         return tm_exclusive_code_path(tx, prop);
     }
     if (serial) {
-        if (!(tx->flags & TM_F_SERIAL)) {
-            uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
-            tm_serial_acquire(tx);
-            if (w0)
-                tm_stats_wait(tx, TM_STAT_cycles_serial_wait, tm_stats_now() - w0);
-        }
+        if (!(tx->flags & TM_F_SERIAL))
+            tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
         if (TM_UNLIKELY(tm_stats_on))
             tm_stats_attempt(tx, true);
         return tm_exclusive_code_path(tx, prop);

@@ -89,10 +89,6 @@ void tm_stats_attempt_slow(tm_tx *tx, bool serial, bool counted)
     s->c[TM_STAT_starts]++;
     if (serial)
         s->c[TM_STAT_serial_attempts]++;
-    if (TM_UNLIKELY(tx->stats_wait)) {
-        s->c[TM_STAT_cycles_serial_wait] += tx->stats_wait;
-        tx->stats_wait = 0;
-    }
     if (!counted)
         s->t_left--;
     /* The site's countdown ran out: time this attempt, whatever else sent it here, so which
@@ -201,16 +197,15 @@ void tm_stats_nested_cancel(tm_tx *tx)
     s->c[TM_STAT_abort_cancel]++;
 }
 
-/* Waiting time: given to the running attempt's site, or kept until the next attempt starts
- * (a wait for the serial lock happens before the attempt's site is known). */
+/* Waiting time. A wait for the serial lock happens as an attempt begins, before its site is
+ * counted, and goes to the site of the attempt's checkpoint (jb0.pc); a writer's quiescence
+ * wait goes to its running attempt's site. */
 void tm_stats_wait(tm_tx *tx, enum tm_stat which, uint64_t cycles)
 {
-    if (tx->stats_site && which == TM_STAT_cycles_quiesce_wait)
+    if (which == TM_STAT_cycles_quiesce_wait && tx->stats_site)
         tx->stats_site->c[which] += cycles;
-    else if (which == TM_STAT_cycles_serial_wait) {
-        tx->stats_wait += cycles;
-        memset(tx->stats_cache_pc, 0, sizeof tx->stats_cache_pc); /* next attempt: slow */
-    }
+    else if (which == TM_STAT_cycles_serial_wait && tx->jb0.pc)
+        tm_stats_cached_site(tx, (uintptr_t)tx->jb0.pc)->c[which] += cycles;
 }
 
 /* fork(): the child counts only its own transactions. Blocks of the shared segment belong to
@@ -240,7 +235,6 @@ void tm_stats_fork_child(void)
         memset(t->stats_cache, 0, sizeof t->stats_cache);
         memset(t->stats_cache_pc, 0, sizeof t->stats_cache_pc);
         t->stats_t0 = 0;
-        t->stats_wait = 0;
     }
 }
 

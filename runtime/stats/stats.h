@@ -129,17 +129,16 @@ extern uint64_t tm_stats_tsc_cost TM_HIDDEN; /* cycles a pair of reads adds (cal
  * timed attempt costs about 4 TSC-read pairs (the reads and the out-of-line paths), so timing
  * costs ~1% of a site's time: here a site of short transactions is timed about 1 in 256, one
  * of transactions over ~10 us every time, and long sites are measured closely however rare.
- * (The calibration also keeps this sane under valgrind, where the TSC is emulated.) A timed
- * attempt counts for the attempts of its stride (its weight), which keeps the sums unbiased;
- * the random stride keeps periodic behaviour from aliasing with the sample. */
+ * (Under valgrind everything runs ~50x slower and far more attempts are timed; there
+ * TMKIT_STATS_STRIDE fixes B.) A timed attempt counts for the attempts of its stride (its
+ * weight), which keeps the sums unbiased; the random stride keeps periodic behaviour from
+ * aliasing with the sample. */
 #define TM_STATS_TIME_BUDGET 400u
 #define TM_STATS_STRIDE_MAX 256u
 
 /* The hooks' common cases are inline (stats on must stay within ~10% of off even for tiny
  * transactions): a site in the per-thread cache, not timed, nothing else to record. The
- * cache is keyed by its own pc array, so a miss needs no load through a site pointer; a pending
- * serial-lock wait clears the keys (tm_stats_wait), which sends the next attempt to the slow
- * path that records it. */
+ * cache is keyed by its own pc array, so a miss needs no load through a site pointer. */
 #define TM_STATS_WAYS_OFF 8 /* way 1 of set k is entry k + 8 */
 /* Fibonacci hashing: the top 3 bits of pc x 2^64/phi, so that call sites whose addresses share
  * low bits (they often do, in one function) still spread over the sets. */
@@ -172,9 +171,11 @@ static inline void tm_stats_attempt(tm_tx *tx, bool serial)
      * paths) clears it. */
     tm_site *s;
     bool counted;
-    if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted) && !serial)) {
+    if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {
         tx->stats_site = s;
         s->c[TM_STAT_starts]++;
+        if (serial)
+            s->c[TM_STAT_serial_attempts]++;
         return;
     }
     tm_stats_attempt_slow(tx, serial, counted);
