@@ -87,6 +87,26 @@ bool tm_rset_valid(const tm_rset *r)
 
 /* ---- redo log ---------------------------------------------------------------------------- */
 
+/* Indexes entries [from, n) (the index has room: at most half full). */
+static void tm_wset_index_from(tm_wset *w, size_t from)
+{
+    for (size_t i = from; i < w->n; i++) {
+        size_t h = tm_wset_hash(w->e[i].word) & w->index_mask;
+        while (tm_wset_slot_live(w, w->index[h]))
+            h = (h + 1) & w->index_mask;
+        w->index[h] = w->gen | (i + 1);
+    }
+    w->indexed = w->n;
+}
+
+/* The filter of entries [0, n), rebuilt when entries were dropped. */
+static void tm_wset_refilter(tm_wset *w)
+{
+    w->filter = 0;
+    for (size_t i = 0; i < w->n; i++)
+        w->filter |= tm_wset_bit(w->e[i].word);
+}
+
 void tm_wset_reindex(tm_wset *w, size_t want)
 {
     size_t size = 64;
@@ -100,55 +120,30 @@ void tm_wset_reindex(tm_wset *w, size_t want)
     memset(w->index, 0, size * sizeof *w->index);
     if (!w->gen)
         w->gen = 1ull << 32;
-    w->filter = 0;
-    for (size_t i = 0; i < w->n; i++) {
-        size_t h = tm_wset_hash(w->e[i].word) & w->index_mask;
-        while ((w->index[h] & ~0xffffffffull) == w->gen)
-            h = (h + 1) & w->index_mask;
-        w->index[h] = w->gen | (i + 1);
-        w->filter |= 1ull << ((w->e[i].word >> 3) & 63);
-    }
-    w->indexed = w->n;
+    tm_wset_refilter(w);
+    tm_wset_index_from(w, 0);
 }
 
 /* Indexes the entries appended since the last lookup, growing the index to stay at most half
  * full. */
 void tm_wset_index_rest(tm_wset *w)
 {
-    if (!w->index || w->n * 2 > w->index_mask + 1) {
+    if (!w->index || w->n * 2 > w->index_mask + 1)
         tm_wset_reindex(w, w->n);
-        return;
-    }
-    for (size_t i = w->indexed; i < w->n; i++) {
-        size_t h = tm_wset_hash(w->e[i].word) & w->index_mask;
-        while ((w->index[h] & ~0xffffffffull) == w->gen)
-            h = (h + 1) & w->index_mask;
-        w->index[h] = w->gen | (i + 1);
-    }
-    w->indexed = w->n;
-}
-
-/* Appends an entry for a word not in the set, growing the entry array first. */
-tm_wentry *tm_wset_append(tm_wset *w, uintptr_t word)
-{
-    if (w->n == w->cap) {
-        w->cap = w->cap ? w->cap * 2 : 256;
-        w->e = tm_xrealloc(w->e, w->cap * sizeof *w->e, "write set");
-    }
-    bool added = tm_wset_add_fast(w, word, 0, 0);
-    (void)added; /* room was made above */
-    return &w->e[w->n - 1];
+    else
+        tm_wset_index_from(w, w->indexed);
 }
 
 void tm_wset_put(tm_wset *w, uintptr_t word, uint64_t val, uint64_t mask)
 {
     tm_wentry *e = tm_wset_find(w, word);
     if (!e) {
-        if (!tm_wset_add_fast(w, word, val & mask, mask)) {
-            e = tm_wset_append(w, word);
-            e->val = val & mask;
-            e->mask = mask;
+        if (w->n == w->cap) {
+            w->cap = w->cap ? w->cap * 2 : 256;
+            w->e = tm_xrealloc(w->e, w->cap * sizeof *w->e, "write set");
         }
+        bool added = tm_wset_add_fast(w, word, val & mask, mask);
+        (void)added; /* the array has room now */
         return;
     }
     if (TM_UNLIKELY((size_t)(e - w->e) < w->nest_mark))
@@ -252,13 +247,10 @@ void tm_wset_truncate(tm_wset *w, size_t n, size_t undo_mark)
     }
     if (n < w->n) {
         w->n = n;
-        if (w->indexed > n) {
+        if (w->indexed > n)
             tm_wset_reindex(w, n);
-        } else { /* the index holds nothing past n: only the filter must forget them */
-            w->filter = 0;
-            for (size_t i = 0; i < n; i++)
-                w->filter |= 1ull << ((w->e[i].word >> 3) & 63);
-        }
+        else /* the index holds nothing past n: only the filter must forget them */
+            tm_wset_refilter(w);
     }
 }
 

@@ -82,7 +82,6 @@ bool tm_rset_valid(const tm_rset *r);
 
 void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len);
 void tm_wset_reindex(tm_wset *w, size_t want);
-tm_wentry *tm_wset_append(tm_wset *w, uintptr_t word);
 void tm_wset_new_gen(tm_wset *w);
 void tm_wset_index_rest(tm_wset *w);
 void tm_wset_note_nested(tm_wset *w, tm_wentry *e);
@@ -92,21 +91,30 @@ static inline size_t tm_wset_hash(uintptr_t word)
     return (size_t)((word >> 3) * 0x9E3779B97F4A7C15ull >> 32);
 }
 
+/* The filter bit of an aligned word. */
+static inline uint64_t tm_wset_bit(uintptr_t word) { return 1ull << ((word >> 3) & 63); }
+
+/* An index slot holds an entry of the current generation (else it is empty). */
+static inline bool tm_wset_slot_live(const tm_wset *w, uint64_t slot)
+{
+    return (slot & ~0xffffffffull) == w->gen;
+}
+
 static inline tm_wentry *tm_wset_find(tm_wset *w, uintptr_t word)
 {
-    if (!(w->filter & (1ull << ((word >> 3) & 63))))
+    if (!(w->filter & tm_wset_bit(word)))
         return NULL;
     if (w->indexed != w->n)
         tm_wset_index_rest(w);
     size_t h = tm_wset_hash(word) & w->index_mask;
-    for (uint64_t s; ((s = w->index[h]) & ~0xffffffffull) == w->gen; h = (h + 1) & w->index_mask)
+    for (uint64_t s; tm_wset_slot_live(w, s = w->index[h]); h = (h + 1) & w->index_mask)
         if (w->e[(uint32_t)s - 1].word == word)
             return &w->e[(uint32_t)s - 1];
     return NULL;
 }
 
 /* Appends an entry for `word`, known not to be in the set, if the entry array has room;
- * returns false otherwise (tm_wset_append grows it). The index catches up at the next lookup. */
+ * returns false otherwise (tm_wset_put grows it). The index catches up at the next lookup. */
 static inline __attribute__((always_inline)) bool tm_wset_add_fast(tm_wset *w, uintptr_t word,
                                                                    uint64_t val, uint64_t mask)
 {
@@ -118,14 +126,14 @@ static inline __attribute__((always_inline)) bool tm_wset_add_fast(tm_wset *w, u
     e->val = val;
     e->mask = mask;
     w->n = n + 1;
-    w->filter |= 1ull << ((word >> 3) & 63);
+    w->filter |= tm_wset_bit(word);
     return true;
 }
 
 /* The write-set filter says `word` cannot be in the set. */
 static inline bool tm_wset_surely_new(const tm_wset *w, uintptr_t word)
 {
-    return !(w->filter & (1ull << ((word >> 3) & 63)));
+    return !(w->filter & tm_wset_bit(word));
 }
 
 /* Merges the bytes of `val` under `mask` into the entry for the aligned `word`. */
@@ -142,7 +150,7 @@ static inline bool tm_wset_maybe(const tm_wset *w, const void *addr, size_t len)
         return false;
     uintptr_t a = (uintptr_t)addr & ~(uintptr_t)7, end = (uintptr_t)addr + len;
     for (; a < end; a += 8)
-        if (w->filter & (1ull << ((a >> 3) & 63)))
+        if (w->filter & tm_wset_bit(a))
             return true;
     return false;
 }
