@@ -12,6 +12,7 @@
  * Otherwise the buffer is built on our own frame and tm_begin(properties, &jb) copies it.
  */
 #define TX_NESTING 72
+#define TM_TCB_WORD 0x50 /* the TCB word holding tm_cur (core/tx.h) */
 
         .text
 
@@ -21,7 +22,7 @@
 _ITM_beginTransaction:
         .cfi_startproc
         endbr64
-        movq    %fs:0x50, %rax          /* tx = tm_cur, from the TCB's TM word (core/tx.h) */
+        movq    %fs:TM_TCB_WORD, %rax   /* tx = tm_cur */
         testq   %rax, %rax
         jz      .Lslow
         cmpl    $0, TX_NESTING(%rax)

@@ -177,6 +177,15 @@ static inline void tm_set_disp(tm_tx *tx, const tm_dispatch *d)
 /* thread.c */
 extern __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec"))) TM_HIDDEN;
 
+/* The descriptor's pseudo-random numbers (xorshift64; back-off, statistics sampling). */
+static inline uint64_t tm_rng_next(tm_tx *tx)
+{
+    tx->rng ^= tx->rng << 13;
+    tx->rng ^= tx->rng >> 7;
+    tx->rng ^= tx->rng << 17;
+    return tx->rng;
+}
+
 /* The barriers' copy of tm_cur, kept in the thread control block word glibc reserves for the
  * TM runtime (tcbhead_t.__private_tm[0], at %fs:0x50 on x86-64; libitm uses these words too,
  * and only one runtime can be loaded under the libitm soname). It costs one load, where the
@@ -189,7 +198,7 @@ extern __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec"))) TM_HIDD
 static inline __attribute__((always_inline)) tm_tx *tm_cur_tcb(void)
 {
     tm_tx *tx;
-    __asm__("movq %%fs:0x50, %0" : "=r"(tx));
+    __asm__("movq %%fs:%c1, %0" : "=r"(tx) : "i"(TM_TCB_WORD));
     return tx;
 }
 
@@ -203,7 +212,7 @@ static inline void tm_cur_set(tm_tx *tx)
         tx->tcb = self;
     }
     tm_cur = tx;
-    __asm__ volatile("movq %0, %%fs:0x50" : : "r"(tx) : "memory");
+    __asm__ volatile("movq %0, %%fs:%c1" : : "r"(tx), "i"(TM_TCB_WORD) : "memory");
 }
 TM_HIDDEN tm_tx *tm_tx_create(void);
 TM_HIDDEN tm_tx *tm_registry_head(void);

@@ -50,10 +50,7 @@ static tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 static void tm_backoff(tm_tx *tx)
 {
     unsigned shift = tx->retries < 6 ? tx->retries : 6;
-    tx->rng ^= tx->rng << 13;
-    tx->rng ^= tx->rng >> 7;
-    tx->rng ^= tx->rng << 17;
-    unsigned spins = (unsigned)(tx->rng % (64u << shift));
+    unsigned spins = (unsigned)(tm_rng_next(tx) % (64u << shift));
     for (unsigned i = 0; i < spins; i++)
         __builtin_ia32_pause();
 }

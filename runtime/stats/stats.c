@@ -69,11 +69,11 @@ static tm_site *tm_stats_site(tm_tx *tx, uintptr_t pc)
  * hit in way 1 or a miss moves way 0 to way 1. */
 static tm_site *tm_stats_cached_site(tm_tx *tx, uintptr_t pc)
 {
-    unsigned k = tm_stats_slot(pc);
-    if (tx->stats_cache_pc[k] == pc)
+    unsigned k = tm_stats_slot(pc), k1 = k + TM_STATS_WAYS_OFF;
+    int i = tm_stats_cache_find(tx, pc);
+    if (i == (int)k)
         return tx->stats_cache[k];
-    unsigned k1 = k + TM_STATS_WAYS_OFF;
-    tm_site *s = tx->stats_cache_pc[k1] == pc ? tx->stats_cache[k1] : tm_stats_site(tx, pc);
+    tm_site *s = i >= 0 ? tx->stats_cache[i] : tm_stats_site(tx, pc);
     tx->stats_cache[k1] = tx->stats_cache[k];
     tx->stats_cache_pc[k1] = tx->stats_cache_pc[k];
     tx->stats_cache[k] = s;
@@ -123,10 +123,7 @@ static uint64_t tm_stats_elapsed(tm_tx *tx, tm_site *s)
     base = base < 1 ? 1 : base > TM_STATS_STRIDE_MAX ? TM_STATS_STRIDE_MAX : base;
     if (tm_config.stats_stride) /* TMKIT_STATS_STRIDE: fixed (1 times every attempt) */
         base = tm_config.stats_stride;
-    tx->rng ^= tx->rng << 13; /* xorshift64, as the back-off uses */
-    tx->rng ^= tx->rng >> 7;
-    tx->rng ^= tx->rng << 17;
-    s->t_stride = (uint32_t)(1 + tx->rng % (2 * base - 1)); /* 1 .. 2B-1, mean B */
+    s->t_stride = (uint32_t)(1 + tm_rng_next(tx) % (2 * base - 1)); /* 1 .. 2B-1, mean B */
     s->t_left = (int32_t)s->t_stride;
     return scaled;
 }

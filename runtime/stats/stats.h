@@ -147,6 +147,17 @@ static inline unsigned tm_stats_slot(uintptr_t pc)
     return (unsigned)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> 61);
 }
 
+/* The cache entry holding pc's site (way 0 or way 1 of its set), or -1. */
+static inline int tm_stats_cache_find(const tm_tx *tx, uintptr_t pc)
+{
+    unsigned k = tm_stats_slot(pc);
+    if (TM_LIKELY(tx->stats_cache_pc[k] == pc))
+        return (int)k;
+    if (tx->stats_cache_pc[k + TM_STATS_WAYS_OFF] == pc)
+        return (int)(k + TM_STATS_WAYS_OFF);
+    return -1;
+}
+
 /* True, with *s the site of pc, if it is cached and the attempt need not be timed. A cached
  * site's countdown is decremented here, once per attempt; on a miss the slow path does it.
  * Two ways per set: three or four sites that alternate rarely all fall in one set (with four
@@ -154,13 +165,10 @@ static inline unsigned tm_stats_slot(uintptr_t pc)
  * every attempt of both to the slow path). */
 static inline bool tm_stats_fast_site(tm_tx *tx, uintptr_t pc, tm_site **s, bool *counted)
 {
-    unsigned k = tm_stats_slot(pc);
-    if (TM_LIKELY(tx->stats_cache_pc[k] == pc))
-        *s = tx->stats_cache[k];
-    else if (tx->stats_cache_pc[k + TM_STATS_WAYS_OFF] == pc)
-        *s = tx->stats_cache[k + TM_STATS_WAYS_OFF];
-    else
+    int i = tm_stats_cache_find(tx, pc);
+    if (i < 0)
         return *counted = false;
+    *s = tx->stats_cache[i];
     *counted = true;
     return TM_LIKELY(--(*s)->t_left > 0);
 }
