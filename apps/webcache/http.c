@@ -37,6 +37,19 @@ static size_t wc__line_end(const char *p, size_t avail, size_t *content_len)
     return n + 1;
 }
 
+/* The first `delim` in [p, p+n) if a non-empty token (RFC 9110 tchars) comes before it, else
+ * NULL: the method of a request line, the name of a header field. */
+static const char *wc__token_to(const char *p, size_t n, char delim)
+{
+    const char *d = memchr(p, delim, n);
+    if (!d || d == p)
+        return NULL;
+    for (const char *q = p; q < d; q++)
+        if (!wc__tchar((unsigned char)*q))
+            return NULL;
+    return d;
+}
+
 static enum wc_method wc__method(const char *m, size_t n)
 {
     static const char *const known[] = {"POST", "PUT", "DELETE", "OPTIONS", "PATCH",
@@ -53,12 +66,9 @@ static enum wc_method wc__method(const char *m, size_t n)
 
 static int wc__request_line(const char *p, size_t n, struct wc_request *rq)
 {
-    const char *sp1 = memchr(p, ' ', n);
-    if (!sp1 || sp1 == p)
+    const char *sp1 = wc__token_to(p, n, ' ');
+    if (!sp1)
         return 400;
-    for (const char *q = p; q < sp1; q++)
-        if (!wc__tchar((unsigned char)*q))
-            return 400;
     rq->method = wc__method(p, (size_t)(sp1 - p));
     const char *t = sp1 + 1, *end = p + n;
     const char *sp2 = memchr(t, ' ', (size_t)(end - t));
@@ -124,12 +134,9 @@ int wc_http_parse(const char *buf, size_t len, const struct wc_limits *lim,
             break;
         if (p[0] == ' ' || p[0] == '\t')
             return 400; /* obsolete line folding */
-        const char *colon = memchr(p, ':', n);
-        if (!colon || colon == p)
+        const char *colon = wc__token_to(p, n, ':');
+        if (!colon)
             return 400;
-        for (const char *q = p; q < colon; q++)
-            if (!wc__tchar((unsigned char)*q))
-                return 400;
         size_t nl = (size_t)(colon - p);
         const char *v = colon + 1, *ve = p + n;
         for (const char *q = v; q < ve; q++)
