@@ -11,7 +11,8 @@
  *    so the one read check (gl_clock == snapshot) passes for the owner and for readers alike,
  *    and the inline read fast path (fast.h) needs no separate ownership test.
  * Privatization: a transaction can write only after proving no writer committed since its
- * start, and doomed readers are kept out of privatized memory by commit-time quiescence.
+ * start, and a reader checks the clock before the program sees a value; a doomed reader's
+ * load from memory the privatizer unmapped restarts it (gl_doomed, core/faultguard.c).
  */
 #include <string.h>
 
@@ -102,6 +103,14 @@ static bool gl_upgrade(tm_tx *tx, tm_skip skip)
            atomic_load_explicit(&gl_clock, memory_order_acquire) == tx->snapshot;
 }
 
+/* A fault handler's question (core/faultguard.c): did a writer start since our snapshot? An
+ * owner's snapshot is the clock value it installed, so an owner is never doomed. */
+static bool gl_doomed(const tm_tx *tx)
+{
+    /* acquire: the fault observed the privatizer's unmapping, which followed its commit. */
+    return atomic_load_explicit(&gl_clock, memory_order_acquire) != tx->snapshot;
+}
+
 const tm_dispatch tm_disp_gl_wt = { /* also used by adaptive (core/cm.c) */
     .name = "gl_wt",
     .mode = TM_MODE_GLWT,
@@ -111,6 +120,7 @@ const tm_dispatch tm_disp_gl_wt = { /* also used by adaptive (core/cm.c) */
     .commit = gl_commit,
     .rollback = gl_rollback,
     .upgrade = gl_upgrade,
+    .doomed = gl_doomed,
 };
 
 const tm_algo tm_algo_gl_wt = {

@@ -10,6 +10,9 @@
  *    consistent state (opacity) and its reads need no per-location metadata.
  *  - Writes go to the redo log only; memory changes only during a commit under the sequence
  *    lock, so no transaction ever writes memory another one has privatized.
+ *  - Every value is checked against the clock before the program sees it, so a doomed reader
+ *    never uses privatized data; its one hazard, a load from memory the privatizer unmapped,
+ *    restarts it (norec_doomed, core/faultguard.c). tx->owned is 1 only during a write-back.
  */
 #include <string.h>
 
@@ -48,6 +51,7 @@ static bool norec_validate(tm_tx *tx)
 
 static void norec_begin(tm_tx *tx)
 {
+    tx->owned = 0;
     tx->snapshot = norec_wait_even();
     atomic_store_explicit(&tx->shared_ts, tx->snapshot, memory_order_release);
 }
@@ -97,7 +101,9 @@ static bool norec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
             return false;
     }
     atomic_thread_fence(memory_order_release);
+    tx->owned = 1;
     tm_wset_writeback(&tx->wset, skip);
+    tx->owned = 0;
     /* release: the write-back happens-before any transaction that reads the new sequence. */
     atomic_store_explicit(&norec_seq, tx->snapshot + 2, memory_order_release);
     *ts = tx->snapshot + 2;
@@ -113,11 +119,21 @@ static bool norec_upgrade(tm_tx *tx, tm_skip skip)
         uint64_t s = atomic_load_explicit(&norec_seq, memory_order_relaxed);
         atomic_store_explicit(&norec_seq, s + 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_release);
+        tx->owned = 1;
         tm_wset_writeback(&tx->wset, skip);
+        tx->owned = 0;
         /* release: as at commit. */
         atomic_store_explicit(&norec_seq, s + 2, memory_order_release);
     }
     return true;
+}
+
+/* A fault handler's question (core/faultguard.c): has a writer committed since our snapshot?
+ * Then the attempt would revalidate, and a load that faulted read memory privatized since. */
+static bool norec_doomed(const tm_tx *tx)
+{
+    /* acquire: the fault observed the privatizer's unmapping, which followed its commit. */
+    return !tx->owned && atomic_load_explicit(&norec_seq, memory_order_acquire) != tx->snapshot;
 }
 
 const tm_dispatch tm_disp_norec = {
@@ -129,6 +145,7 @@ const tm_dispatch tm_disp_norec = {
     .commit = norec_commit,
     .rollback = NULL,
     .upgrade = norec_upgrade,
+    .doomed = norec_doomed,
 };
 
 const tm_algo tm_algo_norec = {

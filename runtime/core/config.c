@@ -15,7 +15,7 @@
 
 tm_config_t tm_config;
 
-typedef enum { TM_CFG_ALGO, TM_CFG_UINT, TM_CFG_BOOL_WORDS, TM_CFG_STATS,
+typedef enum { TM_CFG_ALGO, TM_CFG_UINT, TM_CFG_WORDS, TM_CFG_STATS,
                TM_CFG_STATS_SHM } tm_cfg_type;
 
 typedef struct tm_cfg_entry {
@@ -23,26 +23,27 @@ typedef struct tm_cfg_entry {
     tm_cfg_type type;
     const char *dflt;
     unsigned long min, max;      /* TM_CFG_UINT */
-    const char *words[2];        /* TM_CFG_BOOL_WORDS: {true-word, false-word} */
-    uint32_t *u32;               /* TM_CFG_UINT: where the value goes */
-    bool *flag;                  /* TM_CFG_BOOL_WORDS: where the value goes */
+    const char *words[4];        /* TM_CFG_WORDS: the accepted words, NULL-terminated */
+    uint32_t *u32;               /* TM_CFG_UINT: the value; TM_CFG_WORDS: the word's index */
     const char *help;
 } tm_cfg_entry;
 
 static const tm_cfg_entry tm_cfg_table[] = {
-    {"TMKIT_ALGO", TM_CFG_ALGO, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
+    {"TMKIT_ALGO", TM_CFG_ALGO, NULL, 0, 0, {NULL}, NULL,
      "transaction algorithm (see `tmkit algos`)"},
-    {"TMKIT_MAX_RETRIES", TM_CFG_UINT, "64", 1, 1000000, {NULL, NULL}, &tm_config.max_retries,
-     NULL, "failed attempts before a transaction runs serially"},
-    {"TMKIT_PRIVATIZATION", TM_CFG_BOOL_WORDS, "quiesce", 0, 0, {"quiesce", "off"}, NULL,
+    {"TMKIT_MAX_RETRIES", TM_CFG_UINT, "64", 1, 1000000, {NULL}, &tm_config.max_retries,
+     "failed attempts before a transaction runs serially"},
+    {"TMKIT_PRIVATIZATION", TM_CFG_WORDS, "auto", 0, 0, {"auto", "quiesce", "off"},
      &tm_config.privatization,
-     "privatization safety: writers wait for concurrent transactions (quiesce) or not (off)"},
-    {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
+     "privatization safety: writers wait for concurrent transactions where the algorithm needs "
+     "it (auto: orec algorithms; NOrec and gl_wt restart doomed readers that fault), always "
+     "(quiesce) or never (off)"},
+    {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL}, NULL,
      "per-site statistics at exit: a JSON file path, or - for a table on stderr"},
-    {"TMKIT_STATS_STRIDE", TM_CFG_UINT, "0", 0, 65536, {NULL, NULL}, &tm_config.stats_stride,
-     NULL, "statistics: time about 1 attempt in N per site (0: adapt N to the transactions' "
+    {"TMKIT_STATS_STRIDE", TM_CFG_UINT, "0", 0, 65536, {NULL}, &tm_config.stats_stride,
+     "statistics: time about 1 attempt in N per site (0: adapt N to the transactions' "
      "length)"},
-    {"TMKIT_STATS_SHM", TM_CFG_STATS_SHM, NULL, 0, 0, {NULL, NULL}, NULL, NULL,
+    {"TMKIT_STATS_SHM", TM_CFG_STATS_SHM, NULL, 0, 0, {NULL}, NULL,
      "live per-site statistics in shared memory /dev/shm/tmkit.NAME, summed over processes"},
 };
 #define TM_CFG_N (sizeof tm_cfg_table / sizeof tm_cfg_table[0])
@@ -92,19 +93,17 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
         *e->u32 = (uint32_t)x;
         return;
     }
-    case TM_CFG_BOOL_WORDS: {
+    case TM_CFG_WORDS: {
         const char *v = value ? value : e->dflt;
-        bool on;
-        if (strcmp(v, e->words[0]) == 0)
-            on = true;
-        else if (strcmp(v, e->words[1]) == 0)
-            on = false;
-        else {
-            snprintf(valid, sizeof valid, "%s, %s", e->words[0], e->words[1]);
-            tm_cfg_fail("%s='%s' is not valid", e->name, v, valid);
-        }
-        *e->flag = on;
-        return;
+        for (uint32_t i = 0; e->words[i]; i++)
+            if (strcmp(v, e->words[i]) == 0) {
+                *e->u32 = i;
+                return;
+            }
+        for (uint32_t i = 0; e->words[i]; i++)
+            used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "",
+                                     e->words[i]);
+        tm_cfg_fail("%s='%s' is not valid", e->name, v, valid);
     }
     case TM_CFG_STATS:
         if (!value)

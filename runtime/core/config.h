@@ -12,8 +12,15 @@ typedef struct tm_config {
     const tm_algo *algo;     /* TMKIT_ALGO */
     uint32_t max_retries;    /* TMKIT_MAX_RETRIES: failed attempts before running serially */
     uint32_t stats_stride; /* TMKIT_STATS_STRIDE: 0 adapts; N times ~1 attempt in N per site */
-    bool privatization;      /* TMKIT_PRIVATIZATION=quiesce|off */
+    uint32_t privatization;  /* TMKIT_PRIVATIZATION: enum tm_priv */
 } tm_config_t;
+
+/* TMKIT_PRIVATIZATION, in the order of its words in the table (config.c). */
+enum tm_priv {
+    TM_PRIV_AUTO,    /* quiesce unless the mode restarts faulting doomed readers (faultguard.c) */
+    TM_PRIV_QUIESCE, /* every writer commit waits for concurrent transactions */
+    TM_PRIV_OFF,     /* never: for programs that do not privatize */
+};
 
 extern tm_config_t tm_config __attribute__((visibility("hidden")));
 

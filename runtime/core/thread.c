@@ -87,6 +87,7 @@ static void tm_key_init(void)
 {
     if (pthread_key_create(&tm_tx_key, tm_tx_release) != 0)
         tm_fatal("pthread_key_create failed");
+    tm_guard_install(); /* at the first transaction: after the program set up its own handlers */
 }
 
 static void tm_stack_bounds(tm_tx *tx)
@@ -113,6 +114,7 @@ void tm_tx_assign_ids(tm_tx *tx)
     tx->id_end = tx->id_next + TM_ID_BLOCK;
     if (tx->id_next <= TM_NO_TRANSACTION_ID)
         tx->id_next = TM_NO_TRANSACTION_ID + 1;
+    tm_guard_refresh(); /* did the program replace our fault handler? (faultguard.c) */
 }
 
 tm_tx *tm_tx_create(void)

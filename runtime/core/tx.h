@@ -68,6 +68,10 @@ typedef struct tm_dispatch {
     /* Called with every other transaction drained: make the attempt's effects current in memory
      * so it can continue irrevocably. Returns false if the attempt was already inconsistent. */
     bool (*upgrade)(tm_tx *tx, tm_skip skip);
+    /* NULL, or: can this attempt no longer commit? Async-signal-safe, reads no program memory;
+     * false while the attempt writes memory. With it, a fault in the attempt is a doomed read
+     * of privatized memory and restarts it, so commits need no quiescence (faultguard.c). */
+    bool (*doomed)(const tm_tx *tx);
 } tm_dispatch;
 
 typedef struct tm_checkpoint {
@@ -233,6 +237,11 @@ TM_HIDDEN void tm_serial_acquire(tm_tx *tx);
 TM_HIDDEN bool tm_serial_try_upgrade(tm_tx *tx);
 TM_HIDDEN void tm_serial_release(tm_tx *tx);
 TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts);
+
+/* faultguard.c: restarts doomed attempts that fault, in place of quiescence. */
+extern _Atomic bool tm_guard_active TM_HIDDEN;
+TM_HIDDEN void tm_guard_install(void);
+TM_HIDDEN void tm_guard_refresh(void);
 TM_HIDDEN void tm_serial_fork_prepare(void);
 TM_HIDDEN void tm_serial_fork_parent(void);
 TM_HIDDEN void tm_serial_fork_child(tm_tx *self);

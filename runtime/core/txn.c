@@ -47,6 +47,15 @@ static tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
     return (tm_skip){here > 65536 ? here - 65536 : 0, top};
 }
 
+/* Privatization safety for a writer that committed (TMKIT_PRIVATIZATION, core/faultguard.c). */
+static inline bool tm_must_quiesce(const tm_tx *tx)
+{
+    if (tm_config.privatization != TM_PRIV_AUTO)
+        return tm_config.privatization == TM_PRIV_QUIESCE;
+    /* relaxed: see tm_guard_refresh. */
+    return !(tx->disp->doomed && atomic_load_explicit(&tm_guard_active, memory_order_relaxed));
+}
+
 static void tm_backoff(tm_tx *tx)
 {
     unsigned shift = tx->retries < 6 ? tx->retries : 6;
@@ -379,7 +388,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         if (!tx->disp->commit(tx, skip, &ts))
             tm_restart(tx, TM_ABORT_VALIDATE);
         tm_reader_exit(tx);
-        if (ts && tm_config.privatization)
+        if (ts && tm_must_quiesce(tx))
             tm_quiesce(tx, ts);
     } else if (tx->flags & TM_F_BIASED) {
         tm_bias_exit(tx);
