@@ -128,6 +128,10 @@ struct tm_tx {
      * the most recent in way 0; stats_cache_pc holds their pcs, 0 (no pc) forcing a miss. */
     struct tm_site *stats_cache[16];
     uintptr_t stats_cache_pc[16];
+    /* The site of the thread's last attempt, tried before the hash (a loop of one
+     * transaction, the common case, then costs a compare). stats_l0_pc 0: none. */
+    uintptr_t stats_l0_pc;
+    struct tm_site *stats_l0;
     tm_rset rset;
     tm_wset wset;
     tm_undo undo;   /* memory (write-through and serial modes) */

@@ -78,6 +78,8 @@ static tm_site *tm_stats_cached_site(tm_tx *tx, uintptr_t pc)
     tx->stats_cache_pc[k1] = tx->stats_cache_pc[k];
     tx->stats_cache[k] = s;
     tx->stats_cache_pc[k] = pc;
+    tx->stats_l0_pc = pc;
+    tx->stats_l0 = s;
     return s;
 }
 
@@ -231,6 +233,8 @@ void tm_stats_fork_child(void)
         t->stats_site = NULL;
         memset(t->stats_cache, 0, sizeof t->stats_cache);
         memset(t->stats_cache_pc, 0, sizeof t->stats_cache_pc);
+        t->stats_l0_pc = 0;
+        t->stats_l0 = NULL;
         t->stats_t0 = 0;
     }
 }

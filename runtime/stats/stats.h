@@ -127,14 +127,15 @@ extern uint64_t tm_stats_tsc_cost TM_HIDDEN; /* cycles a pair of reads adds (cal
  * attempts later, B = TM_STATS_TIME_BUDGET x (the calibrated cost of a pair of TSC reads) /
  * (moving average of its timed attempts' cycles), clamped to [1, TM_STATS_STRIDE_MAX]. A
  * timed attempt costs about 4 TSC-read pairs (the reads and the out-of-line paths), so timing
- * costs ~1% of a site's time: here a site of short transactions is timed about 1 in 256, one
- * of transactions over ~10 us every time, and long sites are measured closely however rare.
+ * costs ~1% of a site's time: here a site of ~16 ns transactions is timed about 1 in 1024
+ * (with the cap at 256, timing alone cost such a site 3-4%), one of transactions over ~10 us
+ * every time, and long sites are measured closely however rare.
  * (Under valgrind everything runs ~50x slower and far more attempts are timed; there
  * TMKIT_STATS_STRIDE fixes B.) A timed attempt counts for the attempts of its stride (its
  * weight), which keeps the sums unbiased; the random stride keeps periodic behaviour from
  * aliasing with the sample. */
 #define TM_STATS_TIME_BUDGET 400u
-#define TM_STATS_STRIDE_MAX 256u
+#define TM_STATS_STRIDE_MAX 1024u
 
 /* The hooks' common cases are inline (stats on must stay within ~10% of off even for tiny
  * transactions): a site in the per-thread cache, not timed, nothing else to record. The
@@ -158,19 +159,39 @@ static inline int tm_stats_cache_find(const tm_tx *tx, uintptr_t pc)
     return -1;
 }
 
+/* --*left > 0, as one memory decrement and a branch on its flags (GCC otherwise loads,
+ * subtracts, stores and tests: three more instructions on every counted attempt). */
+static inline __attribute__((always_inline)) bool tm_stats_countdown(int32_t *left)
+{
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    bool positive;
+    __asm__("subl $1, %0" : "+m"(*left), "=@ccg"(positive));
+    return positive;
+#else
+    return --*left > 0;
+#endif
+}
+
 /* True, with *s the site of pc, if it is cached and the attempt need not be timed. A cached
  * site's countdown is decremented here, once per attempt; on a miss the slow path does it.
+ * The last site used (stats_l0) is tried first, without hashing.
  * Two ways per set: three or four sites that alternate rarely all fall in one set (with four
  * one-way sets, two of three sites collided more often than not, and each collision sent
  * every attempt of both to the slow path). */
 static inline bool tm_stats_fast_site(tm_tx *tx, uintptr_t pc, tm_site **s, bool *counted)
 {
-    int i = tm_stats_cache_find(tx, pc);
-    if (i < 0)
-        return *counted = false;
-    *s = tx->stats_cache[i];
+    if (TM_LIKELY(tx->stats_l0_pc == pc)) {
+        *s = tx->stats_l0;
+    } else {
+        int i = tm_stats_cache_find(tx, pc);
+        if (i < 0)
+            return *counted = false;
+        *s = tx->stats_cache[i];
+        tx->stats_l0_pc = pc;
+        tx->stats_l0 = *s;
+    }
     *counted = true;
-    return TM_LIKELY(--(*s)->t_left > 0);
+    return TM_LIKELY(tm_stats_countdown(&(*s)->t_left));
 }
 
 static inline void tm_stats_attempt(tm_tx *tx, bool serial)

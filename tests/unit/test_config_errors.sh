@@ -23,6 +23,8 @@ echo "$ERR" | grep -q "TMKIT_STATS_STRIDE='65537' is out of range or not a numbe
 expect_rc 2 env TMKIT_PRIVATIZATION=maybe "$PROG"
 echo "$ERR" | grep -q "quiesce, off" || fail "choices not listed: $ERR"
 expect_rc 0 env TMKIT_PRIVATIZATION=off "$PROG" 2000
+expect_rc 0 env TMKIT_PRIVATIZATION=auto "$PROG" 2000
+expect_rc 0 env TMKIT_PRIVATIZATION=quiesce "$PROG" 2000
 expect_rc 2 env TMKIT_ALOG=norec "$PROG"
 echo "$ERR" | grep -q "unknown configuration variable TMKIT_ALOG" || fail "typo not reported: $ERR"
 echo "$ERR" | grep -q "TMKIT_ALGO" || fail "known variables not listed: $ERR"
