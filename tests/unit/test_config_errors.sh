@@ -21,7 +21,7 @@ expect_rc 2 env TMKIT_STATS_STRIDE=65537 "$PROG"
 echo "$ERR" | grep -q "TMKIT_STATS_STRIDE='65537' is out of range or not a number; valid: an integer from 0 to 65536" ||
     fail "bad stride not reported: $ERR"
 expect_rc 2 env TMKIT_PRIVATIZATION=maybe "$PROG"
-echo "$ERR" | grep -q "quiesce, off" || fail "choices not listed: $ERR"
+echo "$ERR" | grep -q "valid: auto, quiesce, off" || fail "choices not listed: $ERR"
 expect_rc 0 env TMKIT_PRIVATIZATION=off "$PROG" 2000
 expect_rc 0 env TMKIT_PRIVATIZATION=auto "$PROG" 2000
 expect_rc 0 env TMKIT_PRIVATIZATION=quiesce "$PROG" 2000
