@@ -6,7 +6,9 @@
  *  - Several: the cheapest, measured over epochs of ~1.5 ms (core/cm.c), of NOrec (Dalessandro,
  *    Spear, Scott, PPoPP 2010; tiny per-access cost, good for readers), gl_wt (global versioned
  *    lock, write-through; no redo log, good for short writers) and serial (GCC's uninstrumented
- *    code under the serial lock: the lock they replaced, when transactions mostly conflict).
+ *    code under the serial lock: the lock they replaced, when transactions mostly conflict),
+ *    and with 4+ transacting threads orec_lazy (per-location versions: disjoint writers do not
+ *    serialize their commits).
  *    Per transaction: back-off and serial fallback after repeated aborts (core/txn.c).
  * Switching is safe at any moment: the bias and the serial lock exclude each other (bias.c),
  * and each transaction keeps the mode it started with until it commits or restarts.
@@ -17,7 +19,8 @@ extern const tm_dispatch tm_disp_norec TM_HIDDEN;
 
 const tm_algo tm_algo_adaptive = {
     .name = "adaptive",
-    .summary = "uninstrumented under a free single-thread bias; NOrec, gl_wt or serial, measured",
+    .summary = "uninstrumented under a free single-thread bias; NOrec, gl_wt, serial or "
+               "orec_lazy, measured",
     .disp = &tm_disp_norec,
     .biased = true,
     .managed = true,

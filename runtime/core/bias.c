@@ -28,7 +28,8 @@
 
 _Atomic uint32_t tm_bias_multi = 1; /* until the constructor below has run */
 bool tm_bias_asymmetric;
-static uint32_t tm_bias_threads; /* descriptors in use; guarded by tm_bias_lock */
+/* Descriptors in use; written under tm_bias_lock, read without it by tm_bias_thread_count. */
+static _Atomic uint32_t tm_bias_threads;
 static pthread_mutex_t tm_bias_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool tm_membarrier(void)
@@ -57,7 +58,9 @@ static void tm_bias_revoke(tm_tx *self)
 void tm_bias_thread_joined(tm_tx *self)
 {
     pthread_mutex_lock(&tm_bias_lock);
-    if (++tm_bias_threads > 1)
+    /* relaxed (here and below): the lock orders the updates; lock-free readers
+     * (tm_bias_thread_count) only want a recent value. */
+    if (atomic_fetch_add_explicit(&tm_bias_threads, 1, memory_order_relaxed) + 1 > 1)
         tm_bias_revoke(self);
     pthread_mutex_unlock(&tm_bias_lock);
 }
@@ -67,15 +70,21 @@ void tm_bias_thread_left(void)
     pthread_mutex_lock(&tm_bias_lock);
     /* Back to one transacting thread: it may take the bias again at its next transaction. Any
      * transaction it is running now uses the shared protocol and simply completes. */
-    if (--tm_bias_threads <= 1 && tm_config.algo->biased)
+    if (atomic_fetch_sub_explicit(&tm_bias_threads, 1, memory_order_relaxed) - 1 <= 1 &&
+        tm_config.algo->biased)
         atomic_store_explicit(&tm_bias_multi, 0, memory_order_release);
     pthread_mutex_unlock(&tm_bias_lock);
+}
+
+uint32_t tm_bias_thread_count(void)
+{
+    return atomic_load_explicit(&tm_bias_threads, memory_order_relaxed);
 }
 
 void tm_bias_fork_child(tm_tx *self)
 {
     pthread_mutex_init(&tm_bias_lock, NULL);
-    tm_bias_threads = self ? 1 : 0;
+    atomic_store_explicit(&tm_bias_threads, self ? 1 : 0, memory_order_relaxed);
     atomic_store_explicit(&tm_bias_multi, !tm_config.algo->biased, memory_order_relaxed);
 }
 

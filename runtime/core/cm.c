@@ -5,7 +5,12 @@
  *   GL_WT   speculative gl_wt (global versioned lock, write-through): no redo-log lookups and
  *           no commit-time write-back, cheapest for short writers that rarely meet;
  *   SERIAL  GCC's uninstrumented code under the serial lock, like the mutex the program had:
- *           cheapest when transactions mostly conflict.
+ *           cheapest when transactions mostly conflict;
+ *   OREC    speculative orec_lazy (per-location versions, commit-time locking): writers that
+ *           touch different words share no line but the clock, so it scales where NOrec and
+ *           gl_wt serialize every writer's commit. It pays per-access orec work and commit-time
+ *           quiescence, so it is probed only while TM_CM_OREC_THREADS or more threads run
+ *           transactions (on 2 cores it has never won at 2 threads).
  *
  * The choice must be process-wide: a thread probing speculation while another runs serially only
  * waits for the serial lock, so per-thread choices never discover that speculation pays.
@@ -18,7 +23,8 @@
  *    incumbent; the incumbent keeps winning for `run` epochs, doubling after every lost probe (up to
  *    TM_CM_RUN_MAX), then the next other mode (round robin) is probed for one epoch. Estimates
  *    age by 25% at each probe, so a changing workload is seen.
- *  - NOrec and gl_wt must never run at once (each validates against its own global word), so
+ *  - The speculative algorithms must never run at once (each validates against its own
+ *    global metadata: NOrec's sequence lock, gl_wt's version, the orecs and their clock), so
  *    the speculative algorithm changes only while the decider holds the serial lock, which
  *    drains every speculative transaction; attempts read it after entering as serial-lock
  *    readers (txn.c), so it cannot change under a running attempt. A writer quiescing for
@@ -33,15 +39,20 @@
 #define TM_CM_WINDOW 128u
 #define TM_CM_EPOCH 4000000ull /* TSC cycles: ~1.5 ms */
 #define TM_CM_RUN_MAX 64u
+#define TM_CM_OREC_THREADS 4u
 
-enum { TM_CM_NOREC = 0, TM_CM_GLWT = 1, TM_CM_SERIAL = 2, TM_CM_MODES = 3 };
+enum { TM_CM_NOREC = 0, TM_CM_GLWT = 1, TM_CM_SERIAL = 2, TM_CM_OREC = 3, TM_CM_MODES = TM_CM_N_MODES };
 
-extern const tm_dispatch tm_disp_norec TM_HIDDEN, tm_disp_gl_wt TM_HIDDEN;
+extern const tm_dispatch tm_disp_norec TM_HIDDEN, tm_disp_gl_wt TM_HIDDEN,
+    tm_disp_orec_lazy TM_HIDDEN;
+static const tm_dispatch *const tm_cm_spec_disp[TM_CM_MODES] = {
+    [TM_CM_NOREC] = &tm_disp_norec, [TM_CM_GLWT] = &tm_disp_gl_wt,
+    [TM_CM_OREC] = &tm_disp_orec_lazy};
 
 /* The decision state. `gen` changes with every mode switch; the rest is guarded by `busy`. */
 static struct {
     _Atomic uint32_t mode;     /* read at every attempt: read-mostly line */
-    _Atomic uint32_t spec;     /* TM_CM_NOREC or TM_CM_GLWT; changed under the serial lock */
+    _Atomic uint32_t spec;     /* NOREC, GLWT or OREC; changed under the serial lock */
     _Atomic uint32_t spec_gen; /* bumped with every change of `spec` */
     _Atomic uint32_t gen;
     _Alignas(64) _Atomic uint32_t busy;
@@ -49,7 +60,10 @@ static struct {
     uint64_t epoch_end;
     uint32_t run, left, incumbent, next_probe;
     bool probing;
+    _Atomic uint64_t epochs[TM_CM_MODES]; /* epochs decided in each mode (the statistics) */
 } tm_cm;
+
+const char *const tm_cm_mode_names[TM_CM_MODES] = {"norec", "gl_wt", "serial", "orec_lazy"};
 
 static inline uint64_t tm_cm_now(void) { return __builtin_ia32_rdtsc(); }
 
@@ -78,6 +92,10 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
     uint32_t mode = atomic_load_explicit(&tm_cm.mode, memory_order_relaxed);
     if (tm_cm_est(mode) == 0)
         return; /* no measurement of this epoch yet: extend it */
+    /* relaxed: only deciders (one at a time) write; the report reads a recent value. */
+    atomic_store_explicit(&tm_cm.epochs[mode],
+                          atomic_load_explicit(&tm_cm.epochs[mode], memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     if (tm_cm.probing) {
         tm_cm.probing = false;
         uint32_t inc = tm_cm.incumbent;
@@ -90,13 +108,19 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm.run = 2;
         } else {
             tm_cm_switch(tx, inc);
-            tm_cm.run = tm_cm.run * 2 > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : tm_cm.run * 2;
+            /* run starts at 0: doubling that would leave `left` at 0, whose decrement below
+             * wraps, and the incumbent would never be challenged again (a first probe lost
+             * to start-up noise used to pin the process to its first mode). */
+            uint32_t run = tm_cm.run ? tm_cm.run * 2 : 2;
+            tm_cm.run = run > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : run;
         }
         tm_cm.left = tm_cm.run;
     } else {
-        uint32_t probe = tm_cm.next_probe % TM_CM_MODES;
+        /* The modes worth probing now: OREC only with enough threads to pay for it. */
+        uint32_t n = tm_bias_thread_count() >= TM_CM_OREC_THREADS ? TM_CM_MODES : TM_CM_OREC;
+        uint32_t probe = tm_cm.next_probe % n;
         if (probe == mode)
-            probe = (probe + 1) % TM_CM_MODES;
+            probe = (probe + 1) % n;
         tm_cm.next_probe = probe + 1;
         if (tm_cm_est(probe) == 0 || --tm_cm.left == 0) {
             uint64_t eo = tm_cm_est(probe);
@@ -155,12 +179,16 @@ const tm_dispatch *tm_cm_disp(tm_tx *tx)
 {
     /* relaxed: ordered by the reader entry (see tm_cm_switch). */
     tx->cm.spec_gen = atomic_load_explicit(&tm_cm.spec_gen, memory_order_relaxed);
-    return atomic_load_explicit(&tm_cm.spec, memory_order_relaxed) == TM_CM_GLWT ? &tm_disp_gl_wt
-                                                                                : &tm_disp_norec;
+    return tm_cm_spec_disp[atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)];
 }
 
 bool tm_cm_algo_switched(const tm_tx *tx)
 {
     /* relaxed: a stale value only makes the quiescing writer wait longer. */
     return atomic_load_explicit(&tm_cm.spec_gen, memory_order_relaxed) != tx->cm.spec_gen;
+}
+
+uint64_t tm_cm_epochs(unsigned mode)
+{
+    return atomic_load_explicit(&tm_cm.epochs[mode], memory_order_relaxed);
 }

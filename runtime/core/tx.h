@@ -283,6 +283,7 @@ static inline void tm_bias_exit(tm_tx *tx)
 }
 TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);
 TM_HIDDEN void tm_bias_thread_left(void);
+TM_HIDDEN uint32_t tm_bias_thread_count(void); /* threads with a descriptor (adaptive's choice) */
 TM_HIDDEN void tm_bias_fork_child(tm_tx *self);
 
 /* cm.c: contention management of the adaptive algorithm. */
@@ -290,6 +291,9 @@ TM_HIDDEN void tm_cm_committed(tm_tx *tx);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);
 TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
+#define TM_CM_N_MODES 4
+extern const char *const tm_cm_mode_names[TM_CM_N_MODES] TM_HIDDEN;
+TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mode */
 
 /* txn.c */
 TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);

@@ -82,7 +82,15 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
             tsc_hz);
     for (int k = 0; k < TM_STAT_N; k++)
         fprintf(f, "%s\"%s\"", k ? ", " : "", tm_stat_names[k]);
-    fprintf(f, "],\n  \"sites\": [");
+    fprintf(f, "],\n");
+    if (tm_config.algo->managed) {
+        fprintf(f, "  \"adaptive_epochs\": {");
+        for (unsigned m = 0; m < TM_CM_N_MODES; m++)
+            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_names[m],
+                    (unsigned long long)tm_cm_epochs(m));
+        fprintf(f, "},\n");
+    }
+    fprintf(f, "  \"sites\": [");
     for (size_t i = 0; i < n; i++) {
         const tm_site *s = &sites[i];
         fprintf(f, "%s\n    {", i ? "," : "");
@@ -126,6 +134,12 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
                 (unsigned long long)s->c[TM_STAT_abort_cancel],
                 (unsigned long long)(s->c[TM_STAT_serial_attempts] + s->c[TM_STAT_abort_serial]),
                 (unsigned long long)s->c[TM_STAT_irrevocable_switches], us);
+    }
+    if (tm_config.algo->managed) {
+        fprintf(f, "adaptive epochs (~1.5 ms each) by mode:");
+        for (unsigned m = 0; m < TM_CM_N_MODES; m++)
+            fprintf(f, " %s %llu", tm_cm_mode_names[m], (unsigned long long)tm_cm_epochs(m));
+        fprintf(f, "\n");
     }
 }
 

@@ -72,6 +72,23 @@ expect_rc 0 env TMKIT_STATS=- "$STATS_PROG"
 echo "$ERR" | grep -q "tmkit statistics" || fail "no table on stderr: $ERR"
 echo "$ERR" | grep -q "unit_prog_stats+0x" || fail "sites not shown: $ERR"
 expect_rc 2 env TMKIT_STATS= "$STATS_PROG"
+# adaptive reports the epochs it ran in each mode; with 6 transacting threads (4+) it also
+# tries orec_lazy, and every mode keeps the counters exact (the program checks them).
+expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive6.json "$PROG" 400000 6
+python3 - "$d/adaptive6.json" <<'PY' || fail "adaptive epochs: $(cat "$d/adaptive6.json" | head -c 400)"
+import json, sys
+e = json.load(open(sys.argv[1]))["adaptive_epochs"]
+assert set(e) == {"norec", "gl_wt", "serial", "orec_lazy"}, e
+assert e["orec_lazy"] >= 1 and sum(e.values()) >= 10, e
+PY
+"$ROOT/bin/tmkit" report "$d/adaptive6.json" | grep -q "adaptive epochs: norec [0-9]*, gl_wt [0-9]*, serial [0-9]*, orec_lazy [1-9]" ||
+    fail "tmkit report does not show the adaptive epochs"
+expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive2.json "$PROG" 100000 2
+python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["adaptive_epochs"]; assert e["orec_lazy"] == 0, e' "$d/adaptive2.json" ||
+    fail "orec_lazy tried with 2 threads"
+expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=- "$PROG" 1000 2
+echo "$ERR" | grep -q "adaptive epochs (~1.5 ms each) by mode: norec [0-9]* gl_wt [0-9]* serial [0-9]* orec_lazy [0-9]*" ||
+    fail "no adaptive epochs in the table: $ERR"
 rm -f "$d"/*.count
 cd "$d" && expect_rc 0 "$STATS_PROG" && [ "$(ls "$d" | grep -vc json)" = 0 ] || fail "files written without TMKIT_STATS"
 rm -rf "$d"

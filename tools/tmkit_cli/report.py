@@ -205,9 +205,23 @@ def line(r):
             f"{r['wasted_ms']:>8.2f} {100 * r['lost']:>5.1f}% {r['serial']:>7}  {extra}").rstrip()
 
 
+def epochs(profs):
+    """adaptive's epochs per mode, summed over the profiles that have them (else None)."""
+    have = [p["adaptive_epochs"] for p in profs if isinstance(p.get("adaptive_epochs"), dict)]
+    if not have:
+        return None
+    out = {}
+    for e in have:
+        for mode, n in e.items():
+            out[mode] = out.get(mode, 0) + (n if _int(n) else 0)
+    return out
+
+
 def describe(prof):
+    e = epochs(prof.get("merged", [prof]))
+    modes = ("; adaptive epochs: " + ", ".join(f"{m} {n}" for m, n in e.items())) if e else ""
     return (f"{prof['path']}: {prof.get('program')} (pid {prof.get('pid')}, algorithm "
-            f"{prof.get('algorithm')}, {len(prof['sites'])} sites)")
+            f"{prof.get('algorithm')}, {len(prof['sites'])} sites{modes})")
 
 
 def section(prof, sym):
