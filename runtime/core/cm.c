@@ -41,7 +41,8 @@
 #define TM_CM_RUN_MAX 64u
 #define TM_CM_OREC_THREADS 4u
 
-enum { TM_CM_NOREC = 0, TM_CM_GLWT = 1, TM_CM_SERIAL = 2, TM_CM_OREC = 3, TM_CM_MODES = TM_CM_N_MODES };
+enum { TM_CM_NOREC = 0, TM_CM_GLWT = 1, TM_CM_SERIAL = 2, TM_CM_OREC = 3,
+       TM_CM_MODES = TM_CM_N_MODES };
 
 extern const tm_dispatch tm_disp_norec TM_HIDDEN, tm_disp_gl_wt TM_HIDDEN,
     tm_disp_orec_lazy TM_HIDDEN;

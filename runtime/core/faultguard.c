@@ -22,9 +22,10 @@
  * A fault of a valid attempt is a real bug; one of a doomed attempt is retried at most
  * max_retries times before the transaction runs serially, where faults are never swallowed.
  *
- * Not under valgrind (see tm_guard_install). If the program later replaces our handler, the guard is gone: each thread checks the
- * disposition at its first transaction and every 4096 transactions after (with its id block,
- * thread.c) and writers quiesce again until our handler is back.
+ * Not under valgrind (see tm_guard_install). If the program later replaces our handler, the
+ * guard is gone: each thread checks the disposition at its first transaction and every 4096
+ * transactions after (with its id block, thread.c) and writers quiesce again until our
+ * handler is back.
  */
 #define _GNU_SOURCE /* REG_RIP, REG_RSP */
 #include <signal.h>
@@ -34,6 +35,7 @@
 
 #include "config.h"
 #include "tx.h"
+#include "../algo/algo.h"
 
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h> /* RUNNING_ON_VALGRIND: a no-op instruction sequence natively */
@@ -44,6 +46,7 @@
 _Atomic bool tm_guard_active;
 static struct sigaction tm_guard_prev[2]; /* SIGSEGV, SIGBUS: what was installed before us */
 static const int tm_guard_sigs[2] = {SIGSEGV, SIGBUS};
+static bool tm_guard_installed; /* set once, at the first transaction (pthread_once) */
 
 /* Entered instead of the faulting instruction, on the thread's own stack, as if called. */
 static __attribute__((noreturn, used)) void tm_guard_restart(void)
@@ -105,6 +108,10 @@ void tm_guard_install(void)
      * there writers keep quiescing (the handler would also work, but the run must be clean). */
     if (tm_config.privatization != TM_PRIV_AUTO || RUNNING_ON_VALGRIND)
         return;
+    /* Only where some mode can use it (adaptive's modes include NOrec and gl_wt). */
+    const tm_dispatch *d = tm_config.algo->disp;
+    if (!tm_config.algo->managed && !(d && d->doomed))
+        return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = tm_guard_handler;
@@ -118,12 +125,13 @@ void tm_guard_install(void)
         if (sigaction(tm_guard_sigs[i], &sa, NULL) != 0)
             return; /* stays inactive: writers quiesce */
     }
+    tm_guard_installed = true;
     tm_guard_refresh();
 }
 
 void tm_guard_refresh(void)
 {
-    if (tm_config.privatization != TM_PRIV_AUTO || RUNNING_ON_VALGRIND)
+    if (!tm_guard_installed)
         return;
     bool ours = true;
     for (int i = 0; i < 2; i++) {
