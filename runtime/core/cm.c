@@ -1,4 +1,4 @@
-/* Contention management of the adaptive algorithm: choose, for the whole process, among three
+/* Contention management of the adaptive algorithm: choose, for the whole process, among four
  * ways of running transactions, by measuring which is cheapest:
  *   NOREC   speculative NOrec (value validation, commits serialized on one sequence lock):
  *           cheapest when transactions read much and write little;
@@ -14,15 +14,18 @@
  *
  * The choice must be process-wide: a thread probing speculation while another runs serially only
  * waits for the serial lock, so per-thread choices never discover that speculation pays.
- *  - Every thread measures windows of TM_CM_WINDOW committed transactions with the TSC; the cost
- *    of a window is cycles per committed transaction, aborted attempts included, so conflicts,
- *    validation and cache-line hand-offs all count. A window that ran entirely under one mode
- *    (same mode generation at both ends) is folded into that mode's global estimate.
- *  - Time is cut into epochs (TM_CM_EPOCH cycles). When an epoch ends, the first thread to notice
- *    decides: after a probe epoch, the probed mode wins if it was more than 1/8 cheaper than the
- *    incumbent; the incumbent keeps winning for `run` epochs, doubling after every lost probe (up to
- *    TM_CM_RUN_MAX), then the next other mode (round robin) is probed for one epoch. Estimates
- *    age by 25% at each probe, so a changing workload is seen.
+ *  - Time is cut into epochs (TM_CM_EPOCH cycles) and a mode's cost is measured over a whole
+ *    epoch as the process sees it: TSC cycles per transaction committed by any thread. Every
+ *    descriptor counts its own commits; the deciding thread sums the counts. (An earlier
+ *    version averaged per-thread windows of 128 commits; a thread starved by the others then
+ *    closed few windows, so a mode in which one thread ran and the other kept aborting looked
+ *    as cheap as its winner alone: gl_wt beat serial with writes of 64 words at 2 threads
+ *    while having half its throughput.)
+ *  - When an epoch ends, the first thread to notice (each thread looks every TM_CM_WINDOW
+ *    commits) decides: after a probe epoch, the probed mode wins if it was more than 1/8
+ *    cheaper than the incumbent; the incumbent keeps winning for `run` epochs, doubling after
+ *    every lost probe (up to TM_CM_RUN_MAX), then the next other mode (round robin) is probed
+ *    for one epoch.
  *  - The speculative algorithms must never run at once (each validates against its own
  *    global metadata: NOrec's sequence lock, gl_wt's version, the orecs and their clock), so
  *    the speculative algorithm changes only while the decider holds the serial lock, which
@@ -30,7 +33,8 @@
  *    readers (txn.c), so it cannot change under a running attempt. A writer quiescing for
  *    privatization stops waiting when the algorithm changed: the drain already waited for every
  *    transaction that started before its commit (tm_cm_algo_switched, serial.c).
- * Shared writes: one per window per thread (estimates) and a few per epoch (the decision).
+ * Shared writes: a few per epoch (the decision). The decider reads every descriptor's count once
+ * per epoch, so each owner takes one cache miss per ~1.5 ms on that line.
  * Individual transactions still fall back to serial after TMKIT_MAX_RETRIES failed attempts
  * (txn.c), so nothing livelocks whatever this policy decides.
  */
@@ -50,15 +54,16 @@ static const tm_dispatch *const tm_cm_spec_disp[TM_CM_MODES] = {
     [TM_CM_NOREC] = &tm_disp_norec, [TM_CM_GLWT] = &tm_disp_gl_wt,
     [TM_CM_OREC] = &tm_disp_orec_lazy};
 
-/* The decision state. `gen` changes with every mode switch; the rest is guarded by `busy`. */
+/* The decision state. `mode`, `spec` and `spec_gen` are read by every attempt; the rest is
+ * guarded by `busy`. */
 static struct {
     _Atomic uint32_t mode;     /* read at every attempt: read-mostly line */
     _Atomic uint32_t spec;     /* NOREC, GLWT or OREC; changed under the serial lock */
     _Atomic uint32_t spec_gen; /* bumped with every change of `spec` */
-    _Atomic uint32_t gen;
     _Alignas(64) _Atomic uint32_t busy;
-    _Atomic uint64_t est[TM_CM_MODES]; /* cycles per committed transaction (0 = unknown) */
-    uint64_t epoch_end;
+    _Atomic uint64_t epoch_end;        /* read without `busy` by every window's end */
+    uint64_t epoch_start, commits_at;  /* TSC and process-wide commits when the epoch began */
+    uint64_t est[TM_CM_MODES];         /* cycles per committed transaction (0 = unknown) */
     uint32_t run, left, incumbent, next_probe;
     bool probing;
     _Atomic uint64_t epochs[TM_CM_MODES]; /* epochs decided in each mode (the statistics) */
@@ -82,26 +87,45 @@ static void tm_cm_switch(tm_tx *tx, uint32_t mode)
     /* relaxed: the mode is a hint; serial or the current speculative algorithm are both
      * correct at any time. */
     atomic_store_explicit(&tm_cm.mode, mode, memory_order_relaxed);
-    atomic_fetch_add_explicit(&tm_cm.gen, 1, memory_order_relaxed);
 }
 
-static uint64_t tm_cm_est(uint32_t m) { return atomic_load_explicit(&tm_cm.est[m], memory_order_relaxed); }
+/* Transactions committed by the whole process so far. relaxed: a count a few commits stale
+ * only moves them into the next epoch. The registry is push-only and counts only grow
+ * (recycled descriptors keep theirs), so the sum never decreases. */
+static uint64_t tm_cm_commits(void)
+{
+    uint64_t sum = 0;
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        sum += atomic_load_explicit(&t->cm.commits, memory_order_relaxed);
+    return sum;
+}
 
-/* Called by one thread at a time (busy flag). */
+/* Called by one thread at a time (busy flag), when the epoch's time is up. */
 static void tm_cm_decide(tm_tx *tx, uint64_t now)
 {
     uint32_t mode = atomic_load_explicit(&tm_cm.mode, memory_order_relaxed);
-    if (tm_cm_est(mode) == 0)
-        return; /* no measurement of this epoch yet: extend it */
+    uint64_t total = tm_cm_commits();
+    if (tm_cm.epoch_start == 0 || total == tm_cm.commits_at) {
+        /* the first epoch starts now; an epoch without commits is extended */
+        if (tm_cm.epoch_start == 0) {
+            tm_cm.epoch_start = now;
+            tm_cm.commits_at = total;
+        }
+        atomic_store_explicit(&tm_cm.epoch_end, now + TM_CM_EPOCH, memory_order_relaxed);
+        return;
+    }
+    uint64_t cost = (now - tm_cm.epoch_start) / (total - tm_cm.commits_at);
+    tm_cm.epoch_start = now;
+    tm_cm.commits_at = total;
     /* relaxed: only deciders (one at a time) write; the report reads a recent value. */
     atomic_store_explicit(&tm_cm.epochs[mode],
                           atomic_load_explicit(&tm_cm.epochs[mode], memory_order_relaxed) + 1,
                           memory_order_relaxed);
     if (tm_cm.probing) {
         tm_cm.probing = false;
+        tm_cm.est[mode] = cost; /* a fresh measurement of the probed mode */
         uint32_t inc = tm_cm.incumbent;
-        uint64_t ep = tm_cm_est(mode);
-        if (ep + ep / 8 < tm_cm_est(inc)) {
+        if (cost + cost / 8 < tm_cm.est[inc]) {
             /* the probed mode won by more than the noise of one epoch (1/8: without this
              * margin, two modes of similar cost trade places every few epochs, and every
              * change of speculative algorithm drains all threads) */
@@ -110,63 +134,51 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
         } else {
             tm_cm_switch(tx, inc);
             /* run starts at 0: doubling that would leave `left` at 0, whose decrement below
-             * wraps, and the incumbent would never be challenged again (a first probe lost
-             * to start-up noise used to pin the process to its first mode). */
+             * wraps, and the incumbent would never be challenged again. */
             uint32_t run = tm_cm.run ? tm_cm.run * 2 : 2;
             tm_cm.run = run > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : run;
         }
         tm_cm.left = tm_cm.run;
     } else {
+        uint64_t old = tm_cm.est[mode];
+        tm_cm.est[mode] = old ? (old + cost) / 2 : cost;
         /* The modes worth probing now: OREC only with enough threads to pay for it. */
         uint32_t n = tm_bias_thread_count() >= TM_CM_OREC_THREADS ? TM_CM_MODES : TM_CM_OREC;
         uint32_t probe = tm_cm.next_probe % n;
         if (probe == mode)
             probe = (probe + 1) % n;
         tm_cm.next_probe = probe + 1;
-        if (tm_cm_est(probe) == 0 || --tm_cm.left == 0) {
-            uint64_t eo = tm_cm_est(probe);
-            atomic_store_explicit(&tm_cm.est[probe], eo + eo / 4, memory_order_relaxed);
+        if (tm_cm.est[probe] == 0 || --tm_cm.left == 0) {
             tm_cm.incumbent = mode;
             tm_cm_switch(tx, probe);
             tm_cm.probing = true;
         }
     }
-    tm_cm.epoch_end = now + TM_CM_EPOCH;
-}
-
-static void tm_cm_window_end(tm_tx *tx)
-{
-    uint64_t now = tm_cm_now();
-    uint32_t gen = atomic_load_explicit(&tm_cm.gen, memory_order_relaxed);
-    if (gen == tx->cm.gen) {
-        uint32_t mode = atomic_load_explicit(&tm_cm.mode, memory_order_relaxed);
-        uint64_t cost = (now - tx->cm.window_start) / TM_CM_WINDOW;
-        uint64_t old = tm_cm_est(mode);
-        atomic_store_explicit(&tm_cm.est[mode], old ? (old + cost) / 2 : cost,
-                              memory_order_relaxed);
-    }
-    if (now >= tm_cm.epoch_end &&
-        !atomic_exchange_explicit(&tm_cm.busy, 1, memory_order_acquire)) {
-        /* acquire/release on busy: one decider at a time sees the previous decider's state. */
-        if (now >= tm_cm.epoch_end)
-            tm_cm_decide(tx, now);
-        atomic_store_explicit(&tm_cm.busy, 0, memory_order_release);
-    }
-    tx->cm.count = 0;
-    tx->cm.gen = atomic_load_explicit(&tm_cm.gen, memory_order_relaxed);
-    tx->cm.window_start = tm_cm_now();
+    atomic_store_explicit(&tm_cm.epoch_end, now + TM_CM_EPOCH, memory_order_relaxed);
 }
 
 void tm_cm_committed(tm_tx *tx)
 {
-    if (TM_UNLIKELY(tx->cm.window_start == 0)) { /* first use by this descriptor */
-        tx->cm.gen = atomic_load_explicit(&tm_cm.gen, memory_order_relaxed);
-        tx->cm.window_start = tm_cm_now();
-        tx->cm.count = 0;
+    /* relaxed: only this thread writes its count (see tm_cm_commits). */
+    uint64_t n = atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1;
+    atomic_store_explicit(&tx->cm.commits, n, memory_order_relaxed);
+    if (n % TM_CM_WINDOW)
         return;
+    uint64_t now = tm_cm_now();
+    /* relaxed: epoch_end only says when to try for `busy`, whose acquire orders the rest. */
+    if (now >= atomic_load_explicit(&tm_cm.epoch_end, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&tm_cm.busy, 1, memory_order_acquire)) {
+        /* acquire/release on busy: one decider at a time sees the previous decider's state. */
+        if (now >= atomic_load_explicit(&tm_cm.epoch_end, memory_order_relaxed))
+            tm_cm_decide(tx, now);
+        atomic_store_explicit(&tm_cm.busy, 0, memory_order_release);
     }
-    if (++tx->cm.count == TM_CM_WINDOW)
-        tm_cm_window_end(tx);
+}
+
+/* fork(): the child's only thread may inherit a `busy` flag some other thread held. */
+void tm_cm_fork_child(void)
+{
+    atomic_store_explicit(&tm_cm.busy, 0, memory_order_relaxed);
 }
 
 bool tm_cm_run_serial(tm_tx *tx)

@@ -172,6 +172,7 @@ static void tm_fork_child(void)
     }
     tm_serial_fork_child(tm_cur);
     tm_bias_fork_child(tm_cur);
+    tm_cm_fork_child();
     tm_stats_fork_child();
 }
 

@@ -145,11 +145,11 @@ struct tm_tx {
     _ITM_transactionId_t id_next, id_end;
     uint32_t retries; /* failed attempts of the current transaction */
     struct {
-        uint64_t window_start; /* TSC at the start of the current window (0: never used) */
-        uint32_t count;        /* commits in the current window */
-        uint32_t gen;          /* mode generation when the window started */
-        uint32_t spec_gen;     /* speculative-algorithm generation of the running attempt */
-    } cm;                      /* contention manager state (cm.c) */
+        /* adaptive commits of this descriptor, ever: written only by the owner, summed by the
+         * deciding thread once per epoch (cm.c) */
+        _Atomic uint64_t commits;
+        uint32_t spec_gen; /* speculative-algorithm generation of the running attempt */
+    } cm;                  /* contention manager state (cm.c) */
     uint64_t rng;
     size_t irrevocable_cps; /* checkpoints that existed when it went irrevocable (uncancellable) */
     /* C++ exception state (eh.c). */
@@ -288,6 +288,7 @@ TM_HIDDEN void tm_bias_fork_child(tm_tx *self);
 
 /* cm.c: contention management of the adaptive algorithm. */
 TM_HIDDEN void tm_cm_committed(tm_tx *tx);
+TM_HIDDEN void tm_cm_fork_child(void);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);
 TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
