@@ -1,23 +1,37 @@
 /* ABI entry points for transaction control, queries and user actions. */
 #include <stdio.h>
 
+#include "../algo/algo.h"
+#include "../core/config.h"
 #include "../core/tx.h"
 #include "../stats/stats.h"
 
 TM_EXPORT void _ITM_commitTransaction(void)
 {
     tm_tx *tx = tm_cur_tcb();
-    /* Fast path: a biased, irrevocable transaction with nothing logged, no actions and nothing
-     * for the statistics to count (stats_site is NULL when they are off, and when the attempt
-     * was counted whole at its start: tm_stats_attempt_biased). */
-    if (TM_LIKELY(tx && tx->nesting == 1 && tx->flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
+    /* Fast paths: an irrevocable transaction running GCC's uninstrumented code with nothing
+     * logged, no actions and nothing for the statistics to count (stats_site is NULL when they
+     * are off, and when the attempt was counted whole at its start: tm_stats_attempt_biased),
+     * either biased or holding the serial lock. Nothing to undo, so the descriptor is already
+     * as tm_commit's reset leaves it. */
+    if (TM_LIKELY(tx && tx->nesting == 1 &&
                   (tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) == 0 &&
                   tx->mode == TM_MODE_DIRECT)) {
-        tx->nesting = 0;
-        tx->n_cps = 0;
-        tm_bias_exit(tx);
-        tx->flags = 0;
-        return;
+        if (TM_LIKELY(tx->flags == (TM_F_BIASED | TM_F_IRREVOCABLE))) {
+            tx->nesting = 0;
+            tx->n_cps = 0;
+            tm_bias_exit(tx);
+            tx->flags = 0;
+            return;
+        }
+        if (tx->flags == (TM_F_SERIAL | TM_F_IRREVOCABLE)) {
+            tx->nesting = 0;
+            tx->n_cps = 0;
+            tm_serial_release(tx); /* clears both flags */
+            if (tm_config.algo->managed)
+                tm_cm_committed(tx);
+            return;
+        }
     }
     tm_commit(tx, 0);
 }

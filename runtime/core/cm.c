@@ -75,18 +75,19 @@ static inline uint64_t tm_cm_now(void) { return __builtin_ia32_rdtsc(); }
 
 static void tm_cm_switch(tm_tx *tx, uint32_t mode)
 {
+    /* Every change is made under the serial lock, which drains every speculative attempt and
+     * keeps new ones out (unless readers were already excluded: then none runs). relaxed
+     * stores: the lock's release (unlock) and its readers' seq_cst entry order them before any
+     * attempt that reads them. */
+    tm_serial_acquire(tx);
     if (mode != TM_CM_SERIAL && mode != atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)) {
-        /* The serial lock drains every speculative attempt and keeps new ones out. relaxed:
-         * the lock's release (unlock) and its readers' seq_cst entry order these stores before
-         * any attempt that reads them. */
-        tm_serial_acquire(tx);
         atomic_store_explicit(&tm_cm.spec, mode, memory_order_relaxed);
         atomic_fetch_add_explicit(&tm_cm.spec_gen, 1, memory_order_relaxed);
-        tm_serial_release(tx);
     }
-    /* relaxed: the mode is a hint; serial or the current speculative algorithm are both
-     * correct at any time. */
+    /* Serial mode excludes readers, so its transactions skip the drain (serial.c). */
+    tm_serial_exclude_readers(mode == TM_CM_SERIAL);
     atomic_store_explicit(&tm_cm.mode, mode, memory_order_relaxed);
+    tm_serial_release(tx);
 }
 
 /* Transactions committed by the whole process so far. relaxed: a count a few commits stale

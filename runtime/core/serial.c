@@ -9,6 +9,14 @@
  * The writer word is also a futex mutex (0 free, 1 held, 2 held with waiters) that serializes
  * writers and lets readers sleep during long irrevocable sections instead of spinning.
  *
+ * Reader exclusion (adaptive's serial mode): while tm_serial_excl is set no reader can run, so
+ * a writer need not drain. The flag changes only under the lock; setting it follows a drain, and
+ * a reader checks it after the writer word, so one that announced before the drain was waited
+ * for and one that announced after it sees the flag and runs serially instead. A writer that
+ * skips the drain holds the lock, under which the flag cannot be cleared. This takes the
+ * registry walk (one line per thread) off every serial transaction while adaptive runs
+ * serially, where it would otherwise grow with the thread count.
+ *
  * Quiescence (privatization safety): after a writer commits at time ts, it waits until each other
  * speculative transaction has either finished or validated at a time >= ts (its shared_ts), so no
  * transaction that could still see the old state touches memory the committer made private.
@@ -23,6 +31,7 @@
 #include "../stats/stats.h"
 
 static _Atomic uint32_t tm_serial_word;
+_Atomic uint32_t tm_serial_excl; /* readers excluded (see above); written under the lock */
 static bool tm_fork_took_lock;
 
 static void tm_futex_wait(_Atomic uint32_t *w, uint32_t val)
@@ -50,17 +59,23 @@ static void tm_serial_wait_free(void)
     }
 }
 
-void tm_reader_enter(tm_tx *tx)
+bool tm_reader_enter(tm_tx *tx)
 {
     for (;;) {
-        /* seq_cst store then seq_cst load: the reader half of the Dekker pattern (pairs with
-         * the writer's seq_cst exchange + seq_cst loads of shared_ts in tm_serial_drain). */
+        /* seq_cst store then seq_cst loads: the reader half of the Dekker pattern (pairs with
+         * the writer's seq_cst exchange + seq_cst loads of shared_ts in tm_serial_drain). The
+         * load of tm_serial_excl comes after the word's: a reader that saw the word free from
+         * a holder's release also sees the flag that holder left. */
         atomic_store_explicit(&tx->shared_ts, 0, memory_order_seq_cst);
-        if (TM_LIKELY(atomic_load_explicit(&tm_serial_word, memory_order_seq_cst) == 0)) {
+        uint32_t w = atomic_load_explicit(&tm_serial_word, memory_order_seq_cst);
+        if (TM_LIKELY(w == 0) &&
+            TM_LIKELY(!atomic_load_explicit(&tm_serial_excl, memory_order_seq_cst))) {
             tx->flags |= TM_F_READER;
-            return;
+            return true;
         }
         atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+        if (w == 0)
+            return false; /* readers excluded: run serially */
         uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
         tm_serial_wait_free();
         if (w0)
@@ -124,10 +139,20 @@ void tm_serial_acquire(tm_tx *tx)
     if (tx->flags & TM_F_READER)
         tm_reader_exit(tx);
     uint64_t waited = tm_serial_lock();
-    waited += tm_serial_drain(tx);
+    /* relaxed: written only by lock holders, ordered before us by the lock's acquisition. */
+    if (!atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
+        waited += tm_serial_drain(tx);
     tx->flags |= TM_F_SERIAL;
     if (waited)
         tm_stats_wait(tx, TM_STAT_cycles_serial_wait, waited);
+}
+
+/* Called by the lock holder after tm_serial_acquire (which drained unless already excluded). */
+void tm_serial_exclude_readers(bool on)
+{
+    /* relaxed: under the lock; its release orders the store before the next holder and before
+     * any reader that sees the word free (tm_reader_enter). */
+    atomic_store_explicit(&tm_serial_excl, on, memory_order_relaxed);
 }
 
 bool tm_serial_try_upgrade(tm_tx *tx)

@@ -235,10 +235,20 @@ static inline tm_tx *tm_self(void)
 
 /* serial.c: the serial lock. Speculative transactions are readers (one flag each, no shared
  * counter); serial and irrevocable transactions are the writer. */
-TM_HIDDEN void tm_reader_enter(tm_tx *tx);
+/* false: readers are excluded (adaptive runs serially), run this attempt serially */
+TM_HIDDEN bool tm_reader_enter(tm_tx *tx);
 TM_HIDDEN void tm_reader_exit(tm_tx *tx);
 TM_HIDDEN void tm_serial_acquire(tm_tx *tx);
 TM_HIDDEN bool tm_serial_try_upgrade(tm_tx *tx);
+TM_HIDDEN void tm_serial_exclude_readers(bool on);
+extern _Atomic uint32_t tm_serial_excl TM_HIDDEN;
+
+/* A hint, rechecked under the lock: adaptive runs serially and no reader can be running. */
+static inline bool tm_serial_excluding(void)
+{
+    /* relaxed: tm_serial_acquire rechecks it under the lock before skipping the drain. */
+    return atomic_load_explicit(&tm_serial_excl, memory_order_relaxed);
+}
 TM_HIDDEN void tm_serial_release(tm_tx *tx);
 TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts);
 

@@ -95,20 +95,20 @@ static uint32_t tm_attempt_start(tm_tx *tx)
             tm_stats_attempt(tx, false);
         return tm_exclusive_code_path(tx, prop);
     }
-    if (serial) {
-        if (!(tx->flags & TM_F_SERIAL))
-            tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
+    /* A reader is refused while adaptive runs serially (serial.c): it then runs serially too. */
+    if (!serial && tm_reader_enter(tx)) {
+        /* adaptive: the speculative algorithm is read only now, as a reader (core/cm.c). */
+        tm_set_disp(tx, tm_config.algo->managed ? tm_cm_disp(tx) : tm_config.algo->disp);
+        tx->disp->begin(tx);
         if (TM_UNLIKELY(tm_stats_on))
-            tm_stats_attempt(tx, true);
-        return tm_exclusive_code_path(tx, prop);
+            tm_stats_attempt(tx, false);
+        return a_runInstrumentedCode;
     }
-    tm_reader_enter(tx);
-    /* adaptive: the speculative algorithm is read only now, as a reader (core/cm.c). */
-    tm_set_disp(tx, tm_config.algo->managed ? tm_cm_disp(tx) : tm_config.algo->disp);
-    tx->disp->begin(tx);
+    if (!(tx->flags & TM_F_SERIAL))
+        tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt(tx, false);
-    return a_runInstrumentedCode;
+        tm_stats_attempt(tx, true);
+    return tm_exclusive_code_path(tx, prop);
 }
 
 static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
@@ -160,15 +160,26 @@ uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
      * direct mode between transactions. */
     if (TM_UNLIKELY(tx->cap_cps == 0 || tx->id_next == tx->id_end ||
                     (prop & (pr_hasNoAbort | pr_uninstrumentedCode)) !=
-                        (pr_hasNoAbort | pr_uninstrumentedCode) ||
-                    !tm_bias_try_enter(tx)))
+                        (pr_hasNoAbort | pr_uninstrumentedCode)))
+        return tm_begin_outer_general(prop, tx);
+    if (TM_LIKELY(tm_bias_try_enter(tx))) {
+        tm_outer_init(tx, prop);
+        tx->flags |= TM_F_IRREVOCABLE;
+        tx->irrevocable_cps = 1;
+        if (TM_UNLIKELY(tm_stats_on))
+            tm_stats_attempt_biased(tx);
+        return a_runUninstrumentedCode | a_saveLiveVariables;
+    }
+    /* Second fast path: adaptive runs serially and excludes readers, so the serial lock alone
+     * (no drain) makes this transaction exclusive, as the program's mutex did. */
+    if (!tm_serial_excluding())
         return tm_begin_outer_general(prop, tx);
     tm_outer_init(tx, prop);
-    tx->flags |= TM_F_IRREVOCABLE;
-    tx->irrevocable_cps = 1;
+    tx->irrevocable_cps = 0;
+    tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt_biased(tx);
-    return a_runUninstrumentedCode | a_saveLiveVariables;
+        tm_stats_attempt(tx, true);
+    return tm_exclusive_code_path(tx, prop) | a_saveLiveVariables;
 }
 
 /* Any begin the assembly fast path did not take: first transaction of a thread, or nested. */

@@ -1,29 +1,35 @@
 /* Workload phases that make the adaptive algorithm change its mind many times.
  *
- * For about a second, the threads alternate every 40 ms between
+ * For about a second, the threads cycle every 40 ms through
  *  - "hot": every transaction increments one shared counter (all conflict: serial or gl_wt win),
  *  - "transfer": transactions move amounts between random slots of an array and, one time in
  *    four, read the whole array and check its sum (read-mostly: NOrec wins),
- * so the adaptive contention manager probes and switches among NOrec, gl_wt and serial while
- * transactions of the other algorithm may still be in flight. Invariants: the array's sum never
- * changes (checked inside transactions and at the end), the counter equals the number of
- * committed increments, and each thread's private tally of transfers matches the slots' net
- * flow. Under the other algorithms it is one more mixed-conflict torture test.
+ *  - "bulk": each transaction checks that the thread's own block of 64 words is uniform and
+ *    rewrites it with a new value (long writers: serial wins at 2 threads, so adaptive excludes
+ *    readers and skips the drain, core/serial.c),
+ * so the adaptive contention manager probes and switches among its modes while transactions of
+ * the other mode may still be in flight. Invariants: the array's sum never changes (checked
+ * inside transactions and at the end), the counter equals the number of committed increments,
+ * each thread's private tally of transfers matches the slots' net flow, and every block is
+ * uniform and holds its thread's last value. Under the other algorithms it is one more
+ * mixed-conflict torture test.
  */
 #include "harness.h"
 
 #define SLOTS 64
+#define BLOCK 64
 #define PHASE_S 0.04
 
 static long slots[SLOTS];
 static long counter;
 static long moved_in[SLOTS];
+static long (*blocks)[BLOCK]; /* one per thread */
 static int stop_flag;
 static double t_start;
 
 typedef struct {
     int id;
-    long increments, bad_sums;
+    long increments, bad_sums, bad_blocks, last_fill;
     long flow[SLOTS];
 } worker_t;
 
@@ -32,11 +38,25 @@ static void *worker(void *arg)
     worker_t *w = arg;
     uint64_t rng = 0x1234567ULL + (uint64_t)w->id * 0x9E3779B97F4A7C15ULL;
     while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
-        int hot = ((long)((th_now() - t_start) / PHASE_S)) % 2 == 0;
+        long phase = ((long)((th_now() - t_start) / PHASE_S)) % 3;
         for (int k = 0; k < 64; k++) {
-            if (hot) {
+            if (phase == 0) {
                 __transaction_atomic { counter++; }
                 w->increments++;
+                continue;
+            }
+            if (phase == 2) {
+                long *b = blocks[w->id], v = w->last_fill + 1, odd = 0;
+                __transaction_atomic {
+                    long first = b[0];
+                    odd = 0;
+                    for (int i = 0; i < BLOCK; i++) {
+                        odd += b[i] != first;
+                        b[i] = v;
+                    }
+                }
+                w->bad_blocks += odd;
+                w->last_fill = v;
                 continue;
             }
             uint64_t r = th_rand(&rng);
@@ -72,7 +92,8 @@ int main(void)
         slots[i] = 1000;
     worker_t *w = calloc((size_t)n, sizeof *w);
     pthread_t *t = calloc((size_t)n, sizeof *t);
-    CHECK(w && t);
+    blocks = calloc((size_t)n, sizeof *blocks);
+    CHECK(w && t && blocks);
     t_start = th_now();
     for (int i = 0; i < n; i++) {
         w[i].id = i;
@@ -86,7 +107,9 @@ int main(void)
     for (int i = 0; i < n; i++) {
         CHECK(pthread_join(t[i], NULL) == 0);
         increments += w[i].increments;
-        bad += w[i].bad_sums;
+        bad += w[i].bad_sums + w[i].bad_blocks;
+        for (int k = 0; k < BLOCK; k++)
+            CHECK_EQ(blocks[i][k], w[i].last_fill);
         for (int s = 0; s < SLOTS; s++)
             moved_in[s] += w[i].flow[s];
     }
@@ -101,5 +124,6 @@ int main(void)
     CHECK_EQ(sum, 1000L * SLOTS);
     free(w);
     free(t);
+    free(blocks);
     return 0;
 }
