@@ -150,6 +150,25 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_general(uint32_t prop, 
     return tm_attempt_start(tx) | a_saveLiveVariables;
 }
 
+/* The second fast path (same preconditions as the biased one): adaptive runs serially and
+ * excludes readers, so the serial lock alone, with no drain, makes this transaction exclusive,
+ * as the program's mutex did (core/serial.c). Out of line so the biased path needs no frame. */
+static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, tm_tx *tx)
+{
+    if (!tm_serial_excluding())
+        return tm_begin_outer_general(prop, tx);
+    tm_outer_init(tx, prop);
+    tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
+    tx->flags |= TM_F_IRREVOCABLE;
+    tx->irrevocable_cps = 1; /* the descriptor is in direct mode between transactions */
+    if (TM_UNLIKELY(tm_stats_on)) {
+        tm_stats_attempt(tx, true);
+        if (tx->stats_site)
+            tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
+    }
+    return a_runUninstrumentedCode | a_saveLiveVariables;
+}
+
 /* Outermost begin; tx->jb0 already holds the checkpoint (written by checkpoint.S). Every call
  * out of the fast path is a tail call, so the fast path needs no stack frame. */
 TM_HIDDEN uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx);
@@ -162,24 +181,14 @@ uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
                     (prop & (pr_hasNoAbort | pr_uninstrumentedCode)) !=
                         (pr_hasNoAbort | pr_uninstrumentedCode)))
         return tm_begin_outer_general(prop, tx);
-    if (TM_LIKELY(tm_bias_try_enter(tx))) {
-        tm_outer_init(tx, prop);
-        tx->flags |= TM_F_IRREVOCABLE;
-        tx->irrevocable_cps = 1;
-        if (TM_UNLIKELY(tm_stats_on))
-            tm_stats_attempt_biased(tx);
-        return a_runUninstrumentedCode | a_saveLiveVariables;
-    }
-    /* Second fast path: adaptive runs serially and excludes readers, so the serial lock alone
-     * (no drain) makes this transaction exclusive, as the program's mutex did. */
-    if (!tm_serial_excluding())
-        return tm_begin_outer_general(prop, tx);
+    if (TM_UNLIKELY(!tm_bias_try_enter(tx)))
+        return tm_begin_outer_serial(prop, tx);
     tm_outer_init(tx, prop);
-    tx->irrevocable_cps = 0;
-    tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
+    tx->flags |= TM_F_IRREVOCABLE;
+    tx->irrevocable_cps = 1;
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt(tx, true);
-    return tm_exclusive_code_path(tx, prop) | a_saveLiveVariables;
+        tm_stats_attempt_biased(tx);
+    return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
 /* Any begin the assembly fast path did not take: first transaction of a thread, or nested. */
