@@ -25,7 +25,10 @@
  *    commits) decides: after a probe epoch, the probed mode wins if it was more than 1/8
  *    cheaper than the incumbent; the incumbent keeps winning for `run` epochs, doubling after
  *    every lost probe (up to TM_CM_RUN_MAX), then the next other mode (round robin) is probed
- *    for one epoch.
+ *    for two epochs, the first only warming it up: right after a switch, threads are still
+ *    leaving the old mode's back-off and sleepers on the serial lock have not settled, and
+ *    with more threads than cores one epoch of serial mode measured anywhere from 0.3x to 1.5x
+ *    its steady cost (bank at 4 threads on 2 cores, 2026-11-22).
  *  - The speculative algorithms must never run at once (each validates against its own
  *    global metadata: NOrec's sequence lock, gl_wt's version, the orecs and their clock), so
  *    the speculative algorithm changes only while the decider holds the serial lock, which
@@ -65,7 +68,7 @@ static struct {
     uint64_t epoch_start, commits_at;  /* TSC and process-wide commits when the epoch began */
     uint64_t est[TM_CM_MODES];         /* cycles per committed transaction (0 = unknown) */
     uint32_t run, left, incumbent, next_probe;
-    bool probing;
+    bool probing, warming;
     _Atomic uint64_t epochs[TM_CM_MODES]; /* epochs decided in each mode (the statistics) */
 } tm_cm;
 
@@ -122,7 +125,9 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
     atomic_store_explicit(&tm_cm.epochs[mode],
                           atomic_load_explicit(&tm_cm.epochs[mode], memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    if (tm_cm.probing) {
+    if (tm_cm.probing && tm_cm.warming) {
+        tm_cm.warming = false; /* the probe's first epoch: not measured (see above) */
+    } else if (tm_cm.probing) {
         tm_cm.probing = false;
         tm_cm.est[mode] = cost; /* a fresh measurement of the probed mode */
         uint32_t inc = tm_cm.incumbent;
@@ -153,6 +158,7 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm.incumbent = mode;
             tm_cm_switch(tx, probe);
             tm_cm.probing = true;
+            tm_cm.warming = true;
         }
     }
     atomic_store_explicit(&tm_cm.epoch_end, now + TM_CM_EPOCH, memory_order_relaxed);
