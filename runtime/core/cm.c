@@ -27,8 +27,8 @@
  *    every lost probe (up to TM_CM_RUN_MAX), then the next other mode (round robin) is probed
  *    for two epochs, the first only warming it up: right after a switch, threads are still
  *    leaving the old mode's back-off and sleepers on the serial lock have not settled, and
- *    with more threads than cores one epoch of serial mode measured anywhere from 0.3x to 1.5x
- *    its steady cost (bank at 4 threads on 2 cores, 2026-11-22).
+ *    with more threads than cores single epochs of serial mode measured from 111 to 662
+ *    cycles per commit (bank at 4 threads on 2 cores, 2026-11-22).
  *  - The speculative algorithms must never run at once (each validates against its own
  *    global metadata: NOrec's sequence lock, gl_wt's version, the orecs and their clock), so
  *    the speculative algorithm changes only while the decider holds the serial lock, which
