@@ -41,9 +41,10 @@
  * Individual transactions still fall back to serial after TMKIT_MAX_RETRIES failed attempts
  * (txn.c), so nothing livelocks whatever this policy decides.
  */
-#include "tx.h"
+#include "../algo/algo.h"
+#include "config.h"
+#include "serial_fast.h"
 
-#define TM_CM_WINDOW 128u
 #define TM_CM_EPOCH 4000000ull /* TSC cycles: ~1.5 ms */
 #define TM_CM_RUN_MAX 64u
 #define TM_CM_OREC_THREADS 4u
@@ -164,13 +165,11 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
     atomic_store_explicit(&tm_cm.epoch_end, now + TM_CM_EPOCH, memory_order_relaxed);
 }
 
-void tm_cm_committed(tm_tx *tx)
+/* Every TM_CM_WINDOW commits of a descriptor (tm_cm_count): has the epoch ended? */
+void tm_cm_window(tm_tx *tx)
 {
-    /* relaxed: only this thread writes its count (see tm_cm_commits). */
-    uint64_t n = atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1;
-    atomic_store_explicit(&tx->cm.commits, n, memory_order_relaxed);
-    if (n % TM_CM_WINDOW)
-        return;
+    if (!tm_config.algo->managed)
+        return; /* serialirr's commit fast path counts too */
     uint64_t now = tm_cm_now();
     /* relaxed: epoch_end only says when to try for `busy`, whose acquire orders the rest. */
     if (now >= atomic_load_explicit(&tm_cm.epoch_end, memory_order_relaxed) &&

@@ -31,11 +31,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tx.h"
+#include "serial_fast.h"
 #include "../stats/stats.h"
 
-static _Atomic uint32_t tm_serial_word;
-static _Atomic uint32_t tm_serial_rwait; /* a reader sleeps (or is about to) on tm_serial_rgen */
+_Atomic uint32_t tm_serial_word;
+_Atomic uint32_t tm_serial_rwait;        /* a reader sleeps (or is about to) on tm_serial_rgen */
 static _Atomic uint32_t tm_serial_rgen;  /* bumped by an unlock that saw tm_serial_rwait */
 _Atomic uint32_t tm_serial_excl; /* readers excluded (see above); written under the lock */
 static bool tm_fork_took_lock;
@@ -142,6 +142,15 @@ static uint64_t tm_serial_lock(void)
     return w0 ? tm_stats_now() - w0 : 0;
 }
 
+/* The lock is held (tm_serial_trylock_fast): drain unless readers are excluded. */
+void tm_serial_locked(tm_tx *tx)
+{
+    /* relaxed: as in tm_serial_acquire. */
+    if (!atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
+        (void)tm_serial_drain(tx);
+    tx->flags |= TM_F_SERIAL;
+}
+
 /* Waiting for the lock or for the drain counts as cycles_serial_wait of the next attempt. */
 void tm_serial_acquire(tm_tx *tx)
 {
@@ -176,11 +185,10 @@ bool tm_serial_try_upgrade(tm_tx *tx)
     return true;
 }
 
-static void tm_serial_unlock(void)
+/* The slow part of an unlock (tm_serial_unlock_fast): `old` is the word's value before it. */
+void tm_serial_wake(uint32_t old)
 {
-    /* seq_cst (a release at least: the serial transaction's writes happen-before whoever sees
-     * the word free): also the unlock's half of the sleeping-reader handshake (wait_free). */
-    if (atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst) == 2)
+    if (old == 2)
         tm_futex_wake(&tm_serial_word, 1);
     /* The exchange consumes the flag: a reader raising it later is seen by the next unlock. */
     if (atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) &&
@@ -189,6 +197,8 @@ static void tm_serial_unlock(void)
         tm_futex_wake(&tm_serial_rgen, INT_MAX);
     }
 }
+
+static void tm_serial_unlock(void) { tm_serial_unlock_fast(); }
 
 void tm_serial_release(tm_tx *tx)
 {

@@ -297,7 +297,6 @@ TM_HIDDEN uint32_t tm_bias_thread_count(void); /* threads with a descriptor (ada
 TM_HIDDEN void tm_bias_fork_child(tm_tx *self);
 
 /* cm.c: contention management of the adaptive algorithm. */
-TM_HIDDEN void tm_cm_committed(tm_tx *tx);
 TM_HIDDEN void tm_cm_fork_child(void);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);

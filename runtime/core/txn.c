@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "tx.h"
+#include "serial_fast.h"
 #include "../algo/algo.h"
 #include "../stats/stats.h"
 
@@ -158,7 +158,8 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, t
     if (!tm_serial_excluding())
         return tm_begin_outer_general(prop, tx);
     tm_outer_init(tx, prop);
-    tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
+    if (!tm_serial_trylock_fast(tx))
+        tm_serial_acquire(tx); /* waits, and times the wait for the statistics */
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1; /* the descriptor is in direct mode between transactions */
     if (TM_UNLIKELY(tm_stats_on)) {
@@ -416,7 +417,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         tm_serial_release(tx);
     }
     if (managed)
-        tm_cm_committed(tx);
+        tm_cm_count(tx);
     if (TM_UNLIKELY(tm_stats_on))
         tm_stats_commit(tx);
     tm_reset(tx);

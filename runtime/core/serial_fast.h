@@ -1,0 +1,52 @@
+/* Inline fast paths of the serial lock (serial.c) and of adaptive's commit count (cm.c), for
+ * the begin and commit fast paths of serial transactions (txn.c, abi/entry.c). Each handles the
+ * uncontended case in a few instructions and calls out of line for everything else. */
+#ifndef TMKIT_SERIAL_FAST_H
+#define TMKIT_SERIAL_FAST_H
+
+#include "tx.h"
+
+extern _Atomic uint32_t tm_serial_word TM_HIDDEN;  /* 0 free, 1 held, 2 held with waiters */
+extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN; /* a reader sleeps until the unlock */
+TM_HIDDEN void tm_serial_locked(tm_tx *tx);       /* drain unless readers are excluded */
+TM_HIDDEN void tm_serial_wake(uint32_t old);      /* the unlock's sleepers, if any */
+TM_HIDDEN void tm_cm_window(tm_tx *tx);           /* every TM_CM_WINDOW commits: epoch over? */
+
+#define TM_CM_WINDOW 128u
+
+/* Takes the serial lock if it is free (true), draining readers unless they are excluded. */
+static inline bool tm_serial_trylock_fast(tm_tx *tx)
+{
+    uint32_t expected = 0;
+    /* seq_cst: the writer's announcement in the Dekker pattern (serial.c). */
+    if (!atomic_compare_exchange_strong_explicit(&tm_serial_word, &expected, 1,
+                                                 memory_order_seq_cst, memory_order_relaxed))
+        return false;
+    /* relaxed: written only by lock holders, ordered before us by the lock's acquisition. */
+    if (TM_LIKELY(atomic_load_explicit(&tm_serial_excl, memory_order_relaxed)))
+        tx->flags |= TM_F_SERIAL;
+    else
+        tm_serial_locked(tx);
+    return true;
+}
+
+static inline void tm_serial_unlock_fast(void)
+{
+    /* seq_cst (a release at least: the serial transaction's writes happen-before whoever sees
+     * the word free): also the unlock's half of the sleeping-reader handshake (serial.c). */
+    uint32_t old = atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst);
+    if (TM_UNLIKELY(old == 2 || atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst)))
+        tm_serial_wake(old);
+}
+
+/* One more commit of this descriptor, for adaptive's measurement (cm.c). */
+static inline void tm_cm_count(tm_tx *tx)
+{
+    /* relaxed: only this thread writes its count; the decider's sum needs no order. */
+    uint64_t n = atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1;
+    atomic_store_explicit(&tx->cm.commits, n, memory_order_relaxed);
+    if (TM_UNLIKELY(n % TM_CM_WINDOW == 0))
+        tm_cm_window(tx);
+}
+
+#endif
