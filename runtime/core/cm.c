@@ -67,10 +67,11 @@ static struct {
     _Alignas(64) _Atomic uint32_t busy;
     _Atomic uint64_t epoch_end;        /* read without `busy` by every window's end */
     uint64_t epoch_start, commits_at;  /* TSC and process-wide commits when the epoch began */
-    uint64_t est[TM_CM_MODES];         /* cycles per committed transaction (0 = unknown) */
+    _Atomic uint64_t est[TM_CM_MODES]; /* cycles per committed transaction (0 = unknown) */
     uint32_t run, left, incumbent, next_probe;
     bool probing, warming;
     _Atomic uint64_t epochs[TM_CM_MODES]; /* epochs decided in each mode (the statistics) */
+    _Atomic uint64_t switches;            /* changes of mode (the statistics) */
 } tm_cm;
 
 const char *const tm_cm_mode_names[TM_CM_MODES] = {"norec", "gl_wt", "serial", "orec_lazy"};
@@ -90,8 +91,18 @@ static void tm_cm_switch(tm_tx *tx, uint32_t mode)
     }
     /* Serial mode excludes readers, so its transactions skip the drain (serial.c). */
     tm_serial_exclude_readers(mode == TM_CM_SERIAL);
+    if (mode != atomic_load_explicit(&tm_cm.mode, memory_order_relaxed))
+        atomic_fetch_add_explicit(&tm_cm.switches, 1, memory_order_relaxed);
     atomic_store_explicit(&tm_cm.mode, mode, memory_order_relaxed);
     tm_serial_release(tx);
+}
+
+/* The estimates are written by the decider (under `busy`) and read by it and by the report.
+ * relaxed: each is a value on its own, and the report only wants a recent one. */
+static uint64_t tm_cm_est(uint32_t m) { return atomic_load_explicit(&tm_cm.est[m], memory_order_relaxed); }
+static void tm_cm_set_est(uint32_t m, uint64_t v)
+{
+    atomic_store_explicit(&tm_cm.est[m], v, memory_order_relaxed);
 }
 
 /* Transactions committed by the whole process so far. relaxed: a count a few commits stale
@@ -130,9 +141,9 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
         tm_cm.warming = false; /* the probe's first epoch: not measured (see above) */
     } else if (tm_cm.probing) {
         tm_cm.probing = false;
-        tm_cm.est[mode] = cost; /* a fresh measurement of the probed mode */
+        tm_cm_set_est(mode, cost); /* a fresh measurement of the probed mode */
         uint32_t inc = tm_cm.incumbent;
-        if (cost + cost / 8 < tm_cm.est[inc]) {
+        if (cost + cost / 8 < tm_cm_est(inc)) {
             /* the probed mode won by more than the noise of one epoch (1/8: without this
              * margin, two modes of similar cost trade places every few epochs, and every
              * change of speculative algorithm drains all threads) */
@@ -147,15 +158,15 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
         }
         tm_cm.left = tm_cm.run;
     } else {
-        uint64_t old = tm_cm.est[mode];
-        tm_cm.est[mode] = old ? (old + cost) / 2 : cost;
+        uint64_t old = tm_cm_est(mode);
+        tm_cm_set_est(mode, old ? (old + cost) / 2 : cost);
         /* The modes worth probing now: OREC only with enough threads to pay for it. */
         uint32_t n = tm_bias_thread_count() >= TM_CM_OREC_THREADS ? TM_CM_MODES : TM_CM_OREC;
         uint32_t probe = tm_cm.next_probe % n;
         if (probe == mode)
             probe = (probe + 1) % n;
         tm_cm.next_probe = probe + 1;
-        if (tm_cm.est[probe] == 0 || --tm_cm.left == 0) {
+        if (tm_cm_est(probe) == 0 || --tm_cm.left == 0) {
             tm_cm.incumbent = mode;
             tm_cm_switch(tx, probe);
             tm_cm.probing = true;
@@ -211,3 +222,7 @@ uint64_t tm_cm_epochs(unsigned mode)
 {
     return atomic_load_explicit(&tm_cm.epochs[mode], memory_order_relaxed);
 }
+
+uint64_t tm_cm_cost(unsigned mode) { return tm_cm_est(mode); }
+
+uint64_t tm_cm_switches(void) { return atomic_load_explicit(&tm_cm.switches, memory_order_relaxed); }

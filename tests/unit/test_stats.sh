@@ -77,9 +77,14 @@ expect_rc 2 env TMKIT_STATS= "$STATS_PROG"
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive6.json "$PROG" 400000 6
 python3 - "$d/adaptive6.json" <<'PY' || fail "adaptive epochs: $(cat "$d/adaptive6.json" | head -c 400)"
 import json, sys
-e = json.load(open(sys.argv[1]))["adaptive_epochs"]
-assert set(e) == {"norec", "gl_wt", "serial", "orec_lazy"}, e
+p = json.load(open(sys.argv[1]))
+e, c = p["adaptive_epochs"], p["adaptive_cycles_per_commit"]
+assert set(e) == {"norec", "gl_wt", "serial", "orec_lazy"} == set(c), (e, c)
 assert e["orec_lazy"] >= 1 and sum(e.values()) >= 10, e
+# orec_lazy was tried, so adaptive switched to it and back (or stayed); the mode it ran most
+# has been measured
+assert p["adaptive_switches"] >= 1, p["adaptive_switches"]
+assert c[max(e, key=e.get)] > 0, (e, c)
 PY
 "$ROOT/bin/tmkit" report "$d/adaptive6.json" | grep -q "adaptive epochs: norec [0-9]*, gl_wt [0-9]*, serial [0-9]*, orec_lazy [1-9]" ||
     fail "tmkit report does not show the adaptive epochs"
@@ -87,8 +92,10 @@ expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive2.json "$PROG" 100000
 python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["adaptive_epochs"]; assert e["orec_lazy"] == 0, e' "$d/adaptive2.json" ||
     fail "orec_lazy tried with 2 threads"
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=- "$PROG" 1000 2
-echo "$ERR" | grep -q "adaptive epochs (~1.5 ms each) by mode: norec [0-9]* gl_wt [0-9]* serial [0-9]* orec_lazy [0-9]*" ||
+echo "$ERR" | grep -q "adaptive epochs (~1.5 ms each) by mode: norec [0-9]* gl_wt [0-9]* serial [0-9]* orec_lazy [0-9]*; [0-9]* switches" ||
     fail "no adaptive epochs in the table: $ERR"
+echo "$ERR" | grep -q "adaptive last cost (TSC cycles per commit, 0 = not measured): norec [0-9]* gl_wt [0-9]* serial [0-9]* orec_lazy [0-9]*" ||
+    fail "no adaptive costs in the table: $ERR"
 rm -f "$d"/*.count
 cd "$d" && expect_rc 0 "$STATS_PROG" && [ "$(ls "$d" | grep -vc json)" = 0 ] || fail "files written without TMKIT_STATS"
 rm -rf "$d"

@@ -218,8 +218,11 @@ def epochs(profs):
 
 
 def describe(prof):
-    e = epochs(prof.get("merged", [prof]))
+    merged = prof.get("merged", [prof])
+    e = epochs(merged)
     modes = ("; adaptive epochs: " + ", ".join(f"{m} {n}" for m, n in e.items())) if e else ""
+    sw = [p["adaptive_switches"] for p in merged if _int(p.get("adaptive_switches"))]
+    modes += f", {sum(sw)} switches" if e and sw else ""
     return (f"{prof['path']}: {prof.get('program')} (pid {prof.get('pid')}, algorithm "
             f"{prof.get('algorithm')}, {len(prof['sites'])} sites{modes})")
 
