@@ -9,8 +9,10 @@
 
 #include "../core/tx.h"
 
-extern _Atomic uint64_t tm_norec_seq TM_HIDDEN;
-extern _Atomic uint64_t tm_gl_clock TM_HIDDEN;
+extern tm_line64 tm_norec_seq_line TM_HIDDEN; /* each alone on its cache line */
+extern tm_line64 tm_gl_clock_line TM_HIDDEN;
+#define tm_norec_seq (tm_norec_seq_line.w)
+#define tm_gl_clock (tm_gl_clock_line.w)
 
 static inline __attribute__((always_inline)) uint64_t tm_load_n(const void *a, unsigned size)
 {

@@ -19,7 +19,7 @@
 #include "algo.h"
 #include "fast.h"
 
-_Atomic uint64_t tm_gl_clock;
+tm_line64 tm_gl_clock_line;
 #define gl_clock tm_gl_clock
 
 static void gl_begin(tm_tx *tx)

@@ -19,7 +19,7 @@
 #include "algo.h"
 #include "fast.h"
 
-_Atomic uint64_t tm_norec_seq;
+tm_line64 tm_norec_seq_line;
 #define norec_seq tm_norec_seq
 
 static uint64_t norec_wait_even(void)

@@ -12,7 +12,8 @@
 #define TM_OREC_BITS 18
 
 extern _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS] TM_HIDDEN;
-extern _Atomic uint64_t tm_orec_clock TM_HIDDEN;
+extern tm_line64 tm_orec_clock_line TM_HIDDEN; /* alone on its cache line */
+#define tm_orec_clock (tm_orec_clock_line.w)
 
 static inline _Atomic uint64_t *tm_orec_of(uintptr_t addr)
 {

@@ -32,8 +32,8 @@ typedef struct tm_lockrec {
     _Atomic uint64_t *orec;
 } tm_lockrec;
 
-_Atomic uint64_t tm_orecs[1u << TM_OREC_BITS];
-_Alignas(64) _Atomic uint64_t tm_orec_clock;
+_Alignas(64) _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS]; /* whole lines: no neighbour shares one */
+tm_line64 tm_orec_clock_line;
 
 /* The lock records of a committing transaction, in tx->algo_state. */
 typedef struct tm_locks {

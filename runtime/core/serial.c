@@ -34,11 +34,11 @@
 #include "serial_fast.h"
 #include "../stats/stats.h"
 
-/* Alone on its line: the word moves to the CPU of every contended lock and unlock, and the
- * flags below, the registry head and the bias state are read by every begin and unlock. Next to
- * them, each unlock's load of tm_serial_rwait missed whenever a waiter had just pulled the
- * line away (perf, writes-64 at 4 threads on 2 cores: 85% of tm_serial_wake's samples). */
-_Alignas(64) struct tm_serial_line tm_serial_lk;
+/* Alone on its line (tm_line32): it moves to the CPU of every contended lock and unlock, while
+ * the flags below and the registry head are read by every begin and unlock. Sharing their line,
+ * each unlock's load of tm_serial_rwait missed whenever a waiter had just pulled the line away
+ * (perf, writes-64 at 4 threads on 2 cores: 85% of tm_serial_wake's samples). */
+tm_line32 tm_serial_line;
 _Atomic uint32_t tm_serial_rwait;        /* a reader sleeps (or is about to) on tm_serial_rgen */
 static _Atomic uint32_t tm_serial_rgen;  /* bumped by an unlock that saw tm_serial_rwait */
 _Atomic uint32_t tm_serial_excl; /* readers excluded (see above); written under the lock */

@@ -6,13 +6,8 @@
 
 #include "tx.h"
 
-/* The writer word alone on its cache line (serial.c): 0 free, 1 held, 2 held with waiters. */
-struct tm_serial_line {
-    _Atomic uint32_t word;
-    char pad[60];
-};
-extern _Alignas(64) struct tm_serial_line tm_serial_lk TM_HIDDEN;
-#define tm_serial_word (tm_serial_lk.word)
+extern tm_line32 tm_serial_line TM_HIDDEN; /* 0 free, 1 held, 2 held with waiters */
+#define tm_serial_word (tm_serial_line.w)
 extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN; /* a reader sleeps until the unlock */
 TM_HIDDEN void tm_serial_locked(tm_tx *tx);       /* drain unless readers are excluded */
 TM_HIDDEN void tm_serial_wake(uint32_t old);      /* the unlock's sleepers, if any */

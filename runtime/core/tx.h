@@ -19,6 +19,15 @@
 #define TM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* A global word that many threads write (clocks, the serial lock), alone on its cache line: the
+ * member's alignment makes the type a whole line, so no variable the linker places next to it
+ * shares the line. A line shared with read-mostly variables turns every read of those into a
+ * miss after each write (the serial lock word shared one with the flags every begin and unlock
+ * reads: 2 threads on a shared counter ran at 0.74x the mutex instead of 0.88x). */
+typedef struct { _Alignas(64) _Atomic uint64_t w; } tm_line64;
+typedef struct { _Alignas(64) _Atomic uint32_t w; } tm_line32;
+_Static_assert(sizeof(tm_line64) == 64 && sizeof(tm_line32) == 64, "one cache line each");
+
 /* Layout shared with abi/checkpoint.S. */
 typedef struct tm_jmpbuf {
     uint64_t cfa; /* caller's stack pointer after _ITM_beginTransaction returns */
