@@ -1,5 +1,5 @@
-/* The life of a transaction: begin (outer, flat-nested, closed-nested), commit, cancel, restart,
- * and the switch to serial-irrevocable mode.
+/* The end of a transaction: commit, cancel, restart, the switch to serial-irrevocable mode, and
+ * the commit/abort actions. Its start (outer and nested begins) is in begin.c.
  *
  * Nesting: a nested transaction that cannot cancel (pr_hasNoAbort) is flattened into its parent;
  * one that can gets its own checkpoint (closed nesting) recording the length of every log, so
@@ -24,18 +24,7 @@
 #include "../stats/stats.h"
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-extern const tm_dispatch tm_disp_serial_undo TM_HIDDEN;
-TM_HIDDEN void tm_tx_assign_ids(tm_tx *tx);
-
-
-static tm_checkpoint *tm_cp_push(tm_tx *tx)
-{
-    if (TM_UNLIKELY(tx->n_cps == tx->cap_cps)) {
-        tx->cap_cps = tx->cap_cps ? tx->cap_cps * 2 : 8;
-        tx->cps = tm_xrealloc(tx->cps, tx->cap_cps * sizeof *tx->cps, "checkpoint stack");
-    }
-    return &tx->cps[tx->n_cps++];
-}
+TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* begin.c */
 
 static tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 {
@@ -64,169 +53,6 @@ static void tm_backoff(tm_tx *tx)
         __builtin_ia32_pause();
 }
 
-/* Code path of a transaction that runs alone (bias or serial lock): GCC's uninstrumented code
- * when it cannot cancel (or has nothing else), else instrumented code with undo logging. */
-static uint32_t tm_exclusive_code_path(tm_tx *tx, uint32_t prop)
-{
-    bool can_cancel = !(prop & pr_hasNoAbort);
-    if ((prop & pr_uninstrumentedCode) && (!can_cancel || !(prop & pr_instrumentedCode))) {
-        tm_set_disp(tx, &tm_disp_direct);
-        tx->flags |= TM_F_IRREVOCABLE;
-        tx->irrevocable_cps = 1;
-        if (TM_UNLIKELY(tm_stats_on) && tx->stats_site)
-            tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
-        return a_runUninstrumentedCode;
-    }
-    tm_set_disp(tx, &tm_disp_serial_undo);
-    return a_runInstrumentedCode;
-}
-
-/* Chooses the execution mode of a new attempt of the outermost transaction. */
-static uint32_t tm_attempt_start(tm_tx *tx)
-{
-    uint32_t prop = tx->prop;
-    bool serial = (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode) ||
-                  (tx->flags & TM_F_FORCE_SERIAL) || tm_config.algo->serial ||
-                  (tm_config.algo->managed && tm_cm_run_serial(tx));
-    tx->flags &= ~TM_F_FORCE_SERIAL;
-    /* The only transacting thread: exclusive without taking the lock. */
-    if (!(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx)) {
-        if (TM_UNLIKELY(tm_stats_on))
-            tm_stats_attempt(tx, false);
-        return tm_exclusive_code_path(tx, prop);
-    }
-    /* A reader is refused while adaptive runs serially (serial.c): it then runs serially too. */
-    if (!serial && tm_reader_enter(tx)) {
-        /* adaptive: the speculative algorithm is read only now, as a reader (core/cm.c). */
-        tm_set_disp(tx, tm_config.algo->managed ? tm_cm_disp(tx) : tm_config.algo->disp);
-        tx->disp->begin(tx);
-        if (TM_UNLIKELY(tm_stats_on))
-            tm_stats_attempt(tx, false);
-        return a_runInstrumentedCode;
-    }
-    if (!(tx->flags & TM_F_SERIAL))
-        tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
-    if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt(tx, true);
-    return tm_exclusive_code_path(tx, prop);
-}
-
-static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
-{
-    if (tx->disp == &tm_disp_direct && (prop & pr_uninstrumentedCode))
-        return a_runUninstrumentedCode;
-    if (prop & pr_instrumentedCode)
-        return a_runInstrumentedCode;
-    tm_go_irrevocable(tx, tm_cp_jb(tx, tx->n_cps - 1)->cfa, tm_cp_jb(tx, tx->n_cps - 1)->pc);
-    return a_runUninstrumentedCode;
-}
-
-/* The state every outermost transaction starts from (checkpoint 0 already holds the registers
- * and, being the outermost, log marks of zero). Needs an allocated checkpoint stack and ids. */
-static inline __attribute__((always_inline)) void tm_outer_init(tm_tx *tx, uint32_t prop)
-{
-    tx->n_cps = 1;
-    tx->prop = prop;
-    tx->retries = 0;
-    tx->nesting = 1;
-    tx->eh_saved = false;
-    tx->id = tx->id_next++;
-}
-
-/* The general outermost begin (first transaction of a descriptor, id block exhausted, or any
- * transaction that cannot take the biased fast path). */
-static __attribute__((noinline)) uint32_t tm_begin_outer_general(uint32_t prop, tm_tx *tx)
-{
-    /* Checkpoint 0's log marks are always zero: only the registers and properties change. */
-    if (TM_UNLIKELY(tx->cap_cps == 0)) {
-        tm_cp_push(tx);
-        memset(tx->cps, 0, sizeof *tx->cps);
-        tx->cps[0].disp_before = &tm_disp_direct;
-    }
-    if (TM_UNLIKELY(tx->id_next == tx->id_end))
-        tm_tx_assign_ids(tx);
-    tm_outer_init(tx, prop);
-    tx->irrevocable_cps = 0;
-    return tm_attempt_start(tx) | a_saveLiveVariables;
-}
-
-/* The second fast path (same preconditions as the biased one): adaptive runs serially and
- * excludes readers, so the serial lock alone, with no drain, makes this transaction exclusive,
- * as the program's mutex did (core/serial.c). Out of line so the biased path needs no frame. */
-static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, tm_tx *tx)
-{
-    if (!tm_serial_excluding())
-        return tm_begin_outer_general(prop, tx);
-    tm_outer_init(tx, prop);
-    if (!tm_serial_trylock_fast(tx))
-        tm_serial_acquire(tx); /* waits, and times the wait for the statistics */
-    tx->flags |= TM_F_IRREVOCABLE;
-    tx->irrevocable_cps = 1; /* the descriptor is in direct mode between transactions */
-    if (TM_UNLIKELY(tm_stats_on)) {
-        tm_stats_attempt(tx, true);
-        if (tx->stats_site)
-            tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
-    }
-    return a_runUninstrumentedCode | a_saveLiveVariables;
-}
-
-/* Outermost begin; tx->jb0 already holds the checkpoint (written by checkpoint.S). Every call
- * out of the fast path is a tail call, so the fast path needs no stack frame. */
-TM_HIDDEN uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx);
-uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
-{
-    /* Fast path: the only transacting thread, a transaction that cannot cancel: run the
-     * uninstrumented code with no lock at all (core/bias.c). The descriptor is already in
-     * direct mode between transactions. */
-    if (TM_UNLIKELY(tx->cap_cps == 0 || tx->id_next == tx->id_end ||
-                    (prop & (pr_hasNoAbort | pr_uninstrumentedCode)) !=
-                        (pr_hasNoAbort | pr_uninstrumentedCode)))
-        return tm_begin_outer_general(prop, tx);
-    if (TM_UNLIKELY(!tm_bias_try_enter(tx)))
-        return tm_begin_outer_serial(prop, tx);
-    tm_outer_init(tx, prop);
-    tx->flags |= TM_F_IRREVOCABLE;
-    tx->irrevocable_cps = 1;
-    if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt_biased(tx);
-    return a_runUninstrumentedCode | a_saveLiveVariables;
-}
-
-/* Any begin the assembly fast path did not take: first transaction of a thread, or nested. */
-TM_HIDDEN uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb);
-uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb)
-{
-    tm_tx *tx = tm_self();
-    if (tx->nesting == 0) {
-        tx->jb0 = *jb;
-        return tm_begin_outer(prop, tx);
-    }
-    if (prop & pr_hasNoAbort) {
-        tx->nesting++;
-        return tm_nested_code_path(tx, prop);
-    }
-    if (!(prop & pr_instrumentedCode))
-        tm_fatal("a nested transaction that may cancel has no instrumented code path "
-                 "(properties 0x%x)", prop);
-    tm_checkpoint *cp = tm_cp_push(tx);
-    cp->jb = *jb;
-    cp->prop = prop;
-    cp->nesting = tx->nesting;
-    cp->undo_mark = tx->undo.len;
-    cp->locals_mark = tx->locals.len;
-    cp->wset_len = tx->wset.n;
-    cp->wset_undo_mark = tx->wset.undo_n;
-    cp->wset_nest_mark = tx->wset.nest_mark;
-    cp->actions_mark = tx->n_actions;
-    cp->catch_count = tx->catch_count;
-    cp->disp_before = tx->disp;
-    cp->flags_before = tx->flags;
-    tx->wset.nest_mark = tx->wset.n;
-    if (tx->disp == &tm_disp_direct) /* irrevocable parent: log this part so it can cancel */
-        tm_set_disp(tx, &tm_disp_serial_undo);
-    tx->nesting++;
-    return a_runInstrumentedCode | a_saveLiveVariables;
-}
 
 /* ---- actions ----------------------------------------------------------------------------- */
 
