@@ -10,12 +10,10 @@ instruction counts per operation come from callgrind in the fixed-operations mod
 
 Output (bench/results/<date>-<suites>/ unless --out): results.csv (one row per case, thread count
 and configuration), runs.csv (every run), summary.md, and PNG plots when matplotlib is available
-from the project venv (scripts/venv.sh).
+from the project venv (scripts/venv.sh), all written by bench_report.py.
 """
 import concurrent.futures
-import csv
 import datetime
-import math
 import os
 import platform
 import re
@@ -28,6 +26,8 @@ import time
 from collections import namedtuple
 
 from . import paths
+from .bench_report import (RAW_FIELDS, RESULT_FIELDS, goals, goals_table, make_plots,
+                           result_rows, update_readme, write_csv, write_summary)
 
 Case = namedtuple("Case", "suite name prog args cg_ops")
 Config = namedtuple("Config", "name build env")
@@ -198,24 +198,6 @@ def loadavg():
         return "unknown"
 
 
-def fmt_rate(x):
-    if x is None:
-        return "-"
-    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if x >= div:
-            return f"{x / div:.3g}{suffix}"
-    return f"{x:.3g}"
-
-
-def fmt_ratio(x):
-    return "-" if x is None else f"{x:.2f}"
-
-
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
-
-
 class Results:
     """Samples per (case name, threads, config name); aggregates on demand."""
 
@@ -299,282 +281,6 @@ def run_suite(root, cases, configs, threads, repeats, seconds, cg_divisor, cg_co
     elif cg_divisor:
         log("  valgrind not found: no instruction counts")
     return res, raw
-
-
-def write_csv(path, rows, fields):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-
-
-def result_rows(res, cases, configs, threads):
-    rows = []
-    for case in cases:
-        for thr in threads:
-            for config in configs:
-                key = (case.name, thr, config.name)
-                s = res.samples.get(key, [])
-                instr = res.instr.get((case.name, config.name)) if thr == 1 else None
-                rows.append({
-                    "suite": case.suite, "case": case.name, "program": case.prog,
-                    "args": " ".join(case.args), "threads": thr, "config": config.name,
-                    "runs": len(s), "failures": len(res.failures.get(key, [])),
-                    "median_ops_per_s": f"{res.median(key):.0f}" if s else "",
-                    "min_ops_per_s": f"{min(s):.0f}" if s else "",
-                    "max_ops_per_s": f"{max(s):.0f}" if s else "",
-                    "median_ns_per_op": f"{res.median_ns(key):.2f}" if s else "",
-                    "ratio_vs_mutex": _fmt_opt(res.ratio(key, "mutex")),
-                    "ratio_vs_libitm": _fmt_opt(res.ratio(key, "libitm")),
-                    "instr_per_op": f"{instr:.1f}" if instr is not None else "",
-                })
-    return rows
-
-
-def _fmt_opt(x):
-    return f"{x:.4f}" if x is not None else ""
-
-
-RESULT_FIELDS = ["suite", "case", "program", "args", "threads", "config", "runs", "failures",
-                 "median_ops_per_s", "min_ops_per_s", "max_ops_per_s", "median_ns_per_op",
-                 "ratio_vs_mutex", "ratio_vs_libitm", "instr_per_op"]
-RAW_FIELDS = ["repeat", "suite", "case", "threads", "config", "ops_per_s", "ns_per_op", "ok",
-              "status", "output"]
-
-
-def goals(res, configs, threads):
-    """The issue's goal ratios, for each tmkit algorithm (and libitm-ml_wt for reference)."""
-    tm = [c.name for c in configs if c.name.startswith("tmkit-")]
-    rows = []
-
-    def ns(case, thr, cfg):
-        return res.median_ns((case, thr, cfg))
-
-    def per_access(kind, cfg):
-        a, b = ns(f"{kind}-64", 1, cfg), ns(f"{kind}-16", 1, cfg)
-        return (a - b) / 48 if a is not None and b is not None else None
-
-    for cfg in tm + ["libitm-ml_wt"]:
-        r = {"config": cfg}
-        e, m = ns("empty", 1, cfg), ns("empty", 1, "mutex")
-        r["empty_1t_vs_mutex"] = e / m if e and m else None
-        c, cm = ns("counter", 1, cfg), ns("counter", 1, "mutex")
-        r["counter_1t_vs_mutex"] = c / cm if c and cm else None
-        r["read_ns"] = per_access("reads", cfg)
-        r["write_ns"] = per_access("writes", cfg)
-        ir1, ir2 = res.instr.get(("reads-64", cfg)), res.instr.get(("reads-16", cfg))
-        r["read_instr"] = (ir1 - ir2) / 48 if ir1 is not None and ir2 is not None else None
-        iw1, iw2 = res.instr.get(("writes-64", cfg)), res.instr.get(("writes-16", cfg))
-        r["write_instr"] = (iw1 - iw2) / 48 if iw1 is not None and iw2 is not None else None
-        if 2 in threads:
-            r["disjoint_2t_vs_mutex"] = res.ratio(("disjoint", 2, cfg), "mutex")
-            r["disjoint_2t_vs_libitm"] = res.ratio(("disjoint", 2, cfg), "libitm")
-            r["counter_2t_vs_mutex"] = res.ratio(("counter", 2, cfg), "mutex")
-            r["lru_2t_vs_mutex"] = res.ratio(("lru-zipf1", 2, cfg), "mutex")
-        if 1 in threads:
-            r["lru_1t_vs_mutex"] = res.ratio(("lru-zipf1", 1, cfg), "mutex")
-        for thr in threads:
-            keys = [k for k in res.samples if k[1] == thr and k[2] == cfg]
-            r[f"geomean_{thr}t_vs_libitm"] = geomean([res.ratio(k, "libitm") for k in keys])
-            r[f"geomean_{thr}t_vs_mutex"] = geomean([res.ratio(k, "mutex") for k in keys])
-        rows.append(r)
-    return rows
-
-
-GOAL_COLUMNS = [
-    ("empty_1t_vs_mutex", "empty txn time / mutex lock+unlock (1 thr)", "{:.2f}"),
-    ("counter_1t_vs_mutex", "counter txn time / mutex (1 thr)", "{:.2f}"),
-    ("read_ns", "ns per instrumented read (1 thr)", "{:.2f}"),
-    ("write_ns", "ns per instrumented write (1 thr)", "{:.2f}"),
-    ("read_instr", "instructions per read", "{:.1f}"),
-    ("write_instr", "instructions per write", "{:.1f}"),
-    ("disjoint_2t_vs_mutex", "disjoint updates, 2 thr, throughput / mutex", "{:.2f}"),
-    ("disjoint_2t_vs_libitm", "disjoint updates, 2 thr, throughput / libitm", "{:.2f}"),
-    ("counter_2t_vs_mutex", "shared counter, 2 thr, throughput / mutex", "{:.2f}"),
-    ("lru_1t_vs_mutex", "LRU Zipf s=1, 1 thr, throughput / mutex", "{:.2f}"),
-    ("lru_2t_vs_mutex", "LRU Zipf s=1, 2 thr, throughput / mutex", "{:.2f}"),
-    ("geomean_1t_vs_mutex", "geometric mean over cases, 1 thr, / mutex", "{:.2f}"),
-    ("geomean_2t_vs_mutex", "geometric mean over cases, 2 thr, / mutex", "{:.2f}"),
-    ("geomean_1t_vs_libitm", "geometric mean over cases, 1 thr, / libitm", "{:.2f}"),
-    ("geomean_2t_vs_libitm", "geometric mean over cases, 2 thr, / libitm", "{:.2f}"),
-]
-
-
-def goals_table(goal_rows):
-    cols = [(key, label, fmt) for key, label, fmt in GOAL_COLUMNS
-            if any(r.get(key) is not None for r in goal_rows)]
-    if not cols:
-        return []
-    out = ["| measure | " + " | ".join(r["config"] for r in goal_rows) + " |",
-           "|---|" + "---:|" * len(goal_rows)]
-    for key, label, fmt in cols:
-        cells = [fmt.format(r[key]) if r.get(key) is not None else "-" for r in goal_rows]
-        out.append(f"| {label} | " + " | ".join(cells) + " |")
-    return out
-
-
-def headline_table(res, cases, configs, threads):
-    """Per case: the default tmkit algorithm's throughput ratio to the mutex and to libitm."""
-    default = next(c.name for c in configs if c.name.startswith("tmkit-"))
-    head = "| case | " + " | ".join(f"{thr} thr vs mutex | {thr} thr vs libitm" for thr in threads)
-    out = [head + " |", "|---|" + "---:|---:|" * len(threads)]
-    for case in cases:
-        cells = []
-        for thr in threads:
-            key = (case.name, thr, default)
-            cells += [fmt_ratio(res.ratio(key, "mutex")), fmt_ratio(res.ratio(key, "libitm"))]
-        out.append(f"| {case.name} | " + " | ".join(cells) + " |")
-    cells = []
-    for thr in threads:
-        keys = [(c.name, thr, default) for c in cases]
-        cells += [fmt_ratio(geomean([res.ratio(k, "mutex") for k in keys])),
-                  fmt_ratio(geomean([res.ratio(k, "libitm") for k in keys]))]
-    out.append("| **geometric mean** | " + " | ".join(cells) + " |")
-    return default, out
-
-
-def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
-    L = []
-    L.append(f"# tmkit benchmarks: {meta['suites']}")
-    L.append("")
-    L.append(f"- date: {meta['date']}")
-    L.append(f"- command: `{meta['command']}`")
-    L.append(f"- machine: {meta['machine']['nproc']} CPUs, {meta['machine']['cpu']}, "
-             f"Linux {meta['machine']['kernel']}; load average {meta['load_start']} at start, "
-             f"{meta['load_end']} at end")
-    L.append(f"- toolchain: {meta['machine']['gcc']}; system libitm {meta['machine']['libitm']}; "
-             f"{meta['machine']['valgrind']}")
-    L.append(f"- tmkit revision: {meta['revision']}")
-    L.append(f"- method: {meta['repeats']} repeats x {meta['seconds']} s per run, configurations "
-             f"interleaved (order rotated each repeat); medians; total time {meta['duration']:.0f} s")
-    L.append("")
-    default, head = headline_table(res, cases, configs, threads)
-    L.append(f"## Headline: {default} throughput relative to the mutex and to libitm")
-    L.append("")
-    L.append("Ratios of median ops/s; above 1 means tmkit is faster. `libitm` is the system "
-             "libitm with its default method (with one thread it runs transactions serially, "
-             "uninstrumented).")
-    L.append("")
-    L += head
-    L.append("")
-    gt = goals_table(goal_rows)
-    if gt:
-        L.append("## Goal measures")
-        L.append("")
-        L.append("Times are ratios of ns per operation (below 1 = faster than the mutex); "
-                 "per-access costs are the slope between 16 and 64 accesses per transaction; "
-                 "throughputs are ratios of ops/s (above 1 = faster).")
-        L.append("")
-        L += gt
-        L.append("")
-    L.append("## Throughput")
-    L.append("")
-    L.append("Each cell: median ops/s (ratio to mutex, ratio to libitm). Min and max of the "
-             "repeats are in results.csv.")
-    L.append("")
-    L.append("| case | thr | " + " | ".join(c.name for c in configs) + " |")
-    L.append("|---|---:|" + "---:|" * len(configs))
-    for case in cases:
-        for thr in threads:
-            cells = []
-            for c in configs:
-                key = (case.name, thr, c.name)
-                m = res.median(key)
-                if m is None:
-                    cells.append("FAILED")
-                    continue
-                cell = (f"{fmt_rate(m)} ({fmt_ratio(res.ratio(key, 'mutex'))}, "
-                        f"{fmt_ratio(res.ratio(key, 'libitm'))})")
-                if res.failures.get(key):
-                    cell += f" [{len(res.failures[key])} failed]"
-                cells.append(cell)
-            L.append(f"| {case.name} | {thr} | " + " | ".join(cells) + " |")
-    L.append("")
-    if res.instr:
-        L.append("## Instructions per operation (1 thread, callgrind)")
-        L.append("")
-        L.append("Each cell: instructions per operation (ratio to mutex). Includes the driver's "
-                 "loop and key generation, the same in every configuration.")
-        L.append("")
-        L.append("| case | " + " | ".join(c.name for c in configs) + " |")
-        L.append("|---|" + "---:|" * len(configs))
-        for case in cases:
-            base = res.instr.get((case.name, "mutex"))
-            cells = []
-            for c in configs:
-                v = res.instr.get((case.name, c.name))
-                if v is None:
-                    cells.append("-")
-                else:
-                    cells.append(f"{v:,.0f}" + (f" ({v / base:.2f})" if base and c.name != "mutex" else ""))
-            L.append(f"| {case.name} | " + " | ".join(cells) + " |")
-        L.append("")
-    L.append("## Cases")
-    L.append("")
-    for case in cases:
-        L.append(f"- `{case.name}`: `{case.prog}-{{tm,mutex}} {' '.join(case.args)}`")
-    L.append("")
-    if res.failures:
-        L.append("## Failures")
-        L.append("")
-        for (case, thr, cfg), reasons in sorted(res.failures.items()):
-            L.append(f"- {case}, {thr} thr, {cfg}: {len(reasons)} x {reasons[0]}")
-        L.append("")
-    if plots:
-        L.append("## Plots")
-        L.append("")
-        for p in plots:
-            L.append(f"![{p}]({p})")
-        L.append("")
-    else:
-        L.append(f"Plots: skipped ({meta.get('plot_note', 'matplotlib unavailable')}).")
-        L.append("")
-    with open(path, "w") as f:
-        f.write("\n".join(L))
-    return default, head
-
-
-def make_plots(root, outdir, log):
-    """Runs bench_plot.py with the venv's python; returns the PNG names or ([], reason)."""
-    venv_sh = os.path.join(root, "scripts", "venv.sh")
-    p = subprocess.run(["sh", venv_sh], capture_output=True, text=True)
-    if p.returncode != 0:
-        return [], "could not set up matplotlib in .venv: " + (p.stderr.strip().splitlines() or ["?"])[-1]
-    py = os.path.join(root, ".venv", "bin", "python")
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_plot.py")
-    p = subprocess.run([py, script, os.path.join(outdir, "results.csv"), outdir],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        return [], "plotting failed: " + (p.stderr.strip().splitlines() or ["?"])[-1]
-    return p.stdout.split(), None
-
-
-README_BEGIN = "<!-- bench:begin (written by `tmkit bench`) -->"
-README_END = "<!-- bench:end -->"
-
-
-def update_readme(root, rel_outdir, meta, default, head):
-    path = os.path.join(root, "README.md")
-    try:
-        text = open(path).read()
-    except OSError:
-        return False
-    block = [README_BEGIN,
-             f"Latest full run ({meta['date']}, {meta['machine']['nproc']} CPUs, "
-             f"{meta['machine']['cpu']}; `{meta['command']}`): throughput of `{default}` relative "
-             f"to a pthread mutex and to the system libitm (above 1 = tmkit faster). Full tables, "
-             f"instruction counts and plots: [{rel_outdir}/summary.md]({rel_outdir}/summary.md).",
-             ""] + head + [README_END]
-    if README_BEGIN in text and README_END in text:
-        pre = text[:text.index(README_BEGIN)]
-        post = text[text.index(README_END) + len(README_END):]
-        text = pre + "\n".join(block) + post
-    else:
-        text = text.rstrip("\n") + "\n\n## Benchmarks\n\n" + "\n".join(block) + "\n"
-    with open(path, "w") as f:
-        f.write(text)
-    return True
 
 
 def run(root, args, argv):
