@@ -8,7 +8,9 @@
  *
  * Fast path (outermost transaction of a thread that has a descriptor): the registers go straight
  * into tx->jb0 (offset 0 of the descriptor; tx->nesting is at offset 72) and we tail-call
- * tm_begin_outer(properties, tx), which returns directly to the transaction's code.
+ * tm_begin_outer(properties, tx), which returns directly to the transaction's code. The two
+ * control words are not stored here: tm_begin_outer_general (core/begin.c) stores them for the
+ * attempts that can roll back; the biased and serial paths cannot, and skip stmxcsr's cost.
  * Otherwise the buffer is built on our own frame and tm_begin(properties, &jb) copies it.
  */
 #define TX_NESTING 72
@@ -37,8 +39,6 @@ _ITM_beginTransaction:
         movq    %r15, 48(%rax)
         movq    (%rsp), %rdx            /* return address */
         movq    %rdx, 56(%rax)
-        stmxcsr 64(%rax)
-        fnstcw  68(%rax)
         movq    %rax, %rsi              /* edi still holds the property bits */
         jmp     tm_begin_outer
 .Lslow:

@@ -33,7 +33,7 @@
  *    global metadata: NOrec's sequence lock, gl_wt's version, the orecs and their clock), so
  *    the speculative algorithm changes only while the decider holds the serial lock, which
  *    drains every speculative transaction; attempts read it after entering as serial-lock
- *    readers (txn.c), so it cannot change under a running attempt. A writer quiescing for
+ *    readers (begin.c), so it cannot change under a running attempt. A writer quiescing for
  *    privatization stops waiting when the algorithm changed: the drain already waited for every
  *    transaction that started before its commit (tm_cm_algo_switched, serial.c).
  * Shared writes: a few per epoch (the decision). The decider reads every descriptor's count once

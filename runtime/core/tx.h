@@ -316,6 +316,9 @@ TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mo
 TM_HIDDEN uint64_t tm_cm_cost(unsigned mode);   /* its last TSC cycles per commit (0: none) */
 TM_HIDDEN uint64_t tm_cm_switches(void);        /* changes of mode */
 
+/* begin.c */
+TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* a new attempt's execution mode */
+
 /* txn.c */
 TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);
 TM_HIDDEN void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc);

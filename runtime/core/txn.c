@@ -24,7 +24,6 @@
 #include "../stats/stats.h"
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* begin.c */
 
 static tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 {

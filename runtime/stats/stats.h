@@ -210,7 +210,7 @@ static inline void tm_stats_attempt(tm_tx *tx, bool serial)
     tm_stats_attempt_slow(tx, serial, counted);
 }
 
-/* A biased attempt of uninstrumented code (core/txn.c, tm_begin_outer): alone and unable to
+/* A biased attempt of uninstrumented code (core/begin.c, tm_begin_outer): alone and unable to
  * abort, so it is counted whole now, with one increment, and leaves stats_site NULL; the
  * commit fast path (abi/entry.c) then has nothing to count. A timed attempt, or one whose
  * site is not cached, takes the ordinary path: stats_site set, counted at commit. */
