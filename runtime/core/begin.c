@@ -128,11 +128,8 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, t
         tm_serial_acquire(tx); /* waits, and times the wait for the statistics */
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1; /* the descriptor is in direct mode between transactions */
-    if (TM_UNLIKELY(tm_stats_on)) {
-        tm_stats_attempt(tx, true);
-        if (tx->stats_site)
-            tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
-    }
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_attempt_serial_whole(tx);
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 

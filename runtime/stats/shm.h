@@ -26,7 +26,7 @@
 #include "stats.h"
 
 #define TM_SHM_MAGIC 0x316d73746b6d74ull /* "tmktsm1" */
-#define TM_SHM_VERSION 2 /* 2: tm_site.fast */
+#define TM_SHM_VERSION 3 /* 2: tm_site.fast; 3: tm_site.fast_serial */
 #define TM_SHM_BLOCKS 128  /* threads counting at once, over all processes */
 #define TM_SHM_OBJECTS 64  /* executables and shared objects containing sites */
 #define TM_SHM_PATH 256

@@ -14,6 +14,7 @@
 
 bool tm_stats_on;
 uint64_t tm_stats_tsc_cost;
+uint64_t tm_stats_tsc_budget = TM_STATS_TIME_BUDGET * 40;
 static tm_site_table *tm_stats_tables; /* guarded by tm_stats_lock */
 static pthread_mutex_t tm_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -120,8 +121,7 @@ static uint64_t tm_stats_elapsed(tm_tx *tx, tm_site *s)
         return 0;
     uint64_t scaled = d * s->t_stride;
     s->t_avg = s->t_avg ? s->t_avg - s->t_avg / 8 + d / 8 : d;
-    uint64_t budget = TM_STATS_TIME_BUDGET * (tm_stats_tsc_cost ? tm_stats_tsc_cost : 40);
-    uint64_t base = s->t_avg ? budget / s->t_avg : TM_STATS_STRIDE_MAX;
+    uint64_t base = s->t_avg ? tm_stats_tsc_budget / s->t_avg : TM_STATS_STRIDE_MAX;
     base = base < 1 ? 1 : base > TM_STATS_STRIDE_MAX ? TM_STATS_STRIDE_MAX : base;
     if (tm_config.stats_stride) /* TMKIT_STATS_STRIDE: fixed (1 times every attempt) */
         base = tm_config.stats_stride;

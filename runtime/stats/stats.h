@@ -58,6 +58,9 @@ typedef struct tm_site {
      * with one increment instead of four. Not a reported counter: tm_site_add adds it to
      * starts, commits, uninstrumented_attempts and retries[0]. */
     uint64_t fast;
+    /* The same for attempts of adaptive's serial mode that run uninstrumented under the serial
+     * lock (also cannot abort): tm_site_add adds it to those four and to serial_attempts. */
+    uint64_t fast_serial;
     /* Time sampling of this site by its thread (see TM_STATS_TIME_BUDGET); not reported. */
     int32_t t_left;    /* attempts until the next timed one */
     uint32_t t_stride; /* attempts the current sample stands for (its weight) */
@@ -91,10 +94,12 @@ static inline void tm_site_add(tm_site *d, const tm_site *s)
     for (int k = 0; k < TM_RETRY_BUCKETS; k++)
         d->retries[k] += __atomic_load_n(&s->retries[k], __ATOMIC_RELAXED);
     uint64_t f = __atomic_load_n(&s->fast, __ATOMIC_RELAXED);
-    d->c[TM_STAT_starts] += f;
-    d->c[TM_STAT_commits] += f;
-    d->c[TM_STAT_uninstrumented_attempts] += f;
-    d->retries[0] += f;
+    uint64_t fs = __atomic_load_n(&s->fast_serial, __ATOMIC_RELAXED);
+    d->c[TM_STAT_starts] += f + fs;
+    d->c[TM_STAT_commits] += f + fs;
+    d->c[TM_STAT_uninstrumented_attempts] += f + fs;
+    d->c[TM_STAT_serial_attempts] += fs;
+    d->retries[0] += f + fs;
     if (__atomic_load_n(&s->irrev_pc, __ATOMIC_RELAXED)) {
         d->irrev_pc = s->irrev_pc;
         d->irrev_obj = s->irrev_obj;
@@ -120,11 +125,13 @@ TM_HIDDEN void tm_stats_shm_fork_child(void);
 extern bool tm_stats_shm_on TM_HIDDEN;
 
 static inline uint64_t tm_stats_now(void) { return __builtin_ia32_rdtsc(); }
-extern uint64_t tm_stats_tsc_cost TM_HIDDEN; /* cycles a pair of reads adds (calibrated once) */
+extern uint64_t tm_stats_tsc_cost TM_HIDDEN;   /* cycles a pair of reads adds to an interval */
+extern uint64_t tm_stats_tsc_budget TM_HIDDEN; /* TM_STATS_TIME_BUDGET x what a pair costs */
 
 /* Time is sampled per site: reading the TSC costs ~20 ns in some virtual machines, more than a
  * whole small transaction. Each site draws its next timed attempt at random 1 to 2B-1 of its
- * attempts later, B = TM_STATS_TIME_BUDGET x (the calibrated cost of a pair of TSC reads) /
+ * attempts later, B = TM_STATS_TIME_BUDGET x (the calibrated cost of a pair of TSC reads: their
+ * throughput, at least 40 cycles; tm_stats_tsc_budget) /
  * (moving average of its timed attempts' cycles), clamped to [1, TM_STATS_STRIDE_MAX]. A
  * timed attempt costs about 4 TSC-read pairs (the reads and the out-of-line paths), so timing
  * costs ~1% of a site's time: here a site of ~16 ns transactions is timed about 1 in 1024
@@ -223,6 +230,23 @@ static inline void tm_stats_attempt_biased(tm_tx *tx)
         return;
     }
     tm_stats_attempt_slow(tx, false, counted);
+    tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
+}
+
+/* An attempt of adaptive's serial mode running uninstrumented under the serial lock
+ * (core/begin.c, tm_begin_outer_serial): unable to abort, so counted whole as the biased one
+ * is, and the serial commit fast path (abi/entry.c) stays open to it. Through tm_commit
+ * instead, stats on added ~90 instructions to each such transaction (callgrind, shared
+ * counter at 2 threads, 2026-11-23). */
+static inline void tm_stats_attempt_serial_whole(tm_tx *tx)
+{
+    tm_site *s;
+    bool counted;
+    if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {
+        s->fast_serial++;
+        return;
+    }
+    tm_stats_attempt_slow(tx, true, counted);
     tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
 }
 

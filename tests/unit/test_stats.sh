@@ -85,6 +85,16 @@ assert e["orec_lazy"] >= 1 and sum(e.values()) >= 10, e
 # has been measured
 assert p["adaptive_switches"] >= 1, p["adaptive_switches"]
 assert c[max(e, key=e.get)] > 0, (e, c)
+# Attempts counted whole at their start (biased, and serial-mode ones under the serial lock)
+# keep every site's sums exact: starts = commits + aborts, one retry count per commit, and
+# serial and uninstrumented attempts are attempts.
+for s in p["sites"]:
+    ab = sum(v for k, v in s.items() if k.startswith("abort_"))
+    assert s["starts"] == s["commits"] + ab, s
+    assert sum(s["retries_histogram"]) == s["commits"], s
+    assert s["serial_attempts"] <= s["starts"] and s["uninstrumented_attempts"] <= s["starts"], s
+if e["serial"]:
+    assert any(s["serial_attempts"] for s in p["sites"]), (e, p["sites"])
 PY
 "$ROOT/bin/tmkit" report "$d/adaptive6.json" | grep -q "adaptive epochs: norec [0-9]*, gl_wt [0-9]*, serial [0-9]*, orec_lazy [1-9]" ||
     fail "tmkit report does not show the adaptive epochs"
