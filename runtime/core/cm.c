@@ -29,6 +29,13 @@
  *    leaving the old mode's back-off and sleepers on the serial lock have not settled, and
  *    with more threads than cores single epochs of serial mode measured from 111 to 662
  *    cycles per commit (bank at 4 threads on 2 cores, 2026-11-22).
+ *  - Probing is not free: a probe runs a mode that usually loses, and serial mode for read-only
+ *    transactions at 2 threads costs 2-4x. With the back-off capped at 64 epochs, probes cost
+ *    adaptive 10-17% of NOrec's throughput on empty transactions at 2 threads (3 s runs; ~0%
+ *    with probing off, 2026-11-23). The cap is now 256 epochs (~0.4 s), and what keeps adaptive
+ *    quick to follow a change of workload is the incumbent's own cost: when its moving average
+ *    rises past twice what it was when it last beat a challenger, the back-off restarts at 2
+ *    (3/2 fired on the noise of a 2-vCPU VM alone).
  *  - The speculative algorithms must never run at once (each validates against its own
  *    global metadata: NOrec's sequence lock, gl_wt's version, the orecs and their clock), so
  *    the speculative algorithm changes only while the decider holds the serial lock, which
@@ -46,7 +53,7 @@
 #include "serial_fast.h"
 
 #define TM_CM_EPOCH 4000000ull /* TSC cycles: ~1.5 ms */
-#define TM_CM_RUN_MAX 64u
+#define TM_CM_RUN_MAX 256u
 #define TM_CM_OREC_THREADS 4u
 
 enum { TM_CM_NOREC = 0, TM_CM_GLWT = 1, TM_CM_SERIAL = 2, TM_CM_OREC = 3,
@@ -69,6 +76,7 @@ static struct {
     uint64_t epoch_start, commits_at;  /* TSC and process-wide commits when the epoch began */
     _Atomic uint64_t est[TM_CM_MODES]; /* cycles per committed transaction (0 = unknown) */
     uint32_t run, left, incumbent, next_probe;
+    uint64_t base;                     /* incumbent's cost when it last won or took over */
     bool probing, warming;
     _Atomic uint64_t epochs[TM_CM_MODES]; /* epochs decided in each mode (the statistics) */
     _Atomic uint64_t switches;            /* changes of mode (the statistics) */
@@ -149,17 +157,25 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
              * change of speculative algorithm drains all threads) */
             tm_cm.incumbent = mode;
             tm_cm.run = 2;
+            tm_cm.base = cost;
         } else {
             tm_cm_switch(tx, inc);
             /* run starts at 0: doubling that would leave `left` at 0, whose decrement below
              * wraps, and the incumbent would never be challenged again. */
             uint32_t run = tm_cm.run ? tm_cm.run * 2 : 2;
             tm_cm.run = run > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : run;
+            tm_cm.base = tm_cm_est(inc);
         }
         tm_cm.left = tm_cm.run;
     } else {
-        uint64_t old = tm_cm_est(mode);
-        tm_cm_set_est(mode, old ? (old + cost) / 2 : cost);
+        uint64_t old = tm_cm_est(mode), avg = old ? (old + cost) / 2 : cost;
+        tm_cm_set_est(mode, avg);
+        /* The workload changed under the incumbent (see the top): challenge it again soon. */
+        if (tm_cm.base && avg > 2 * tm_cm.base && tm_cm.left > 2) {
+            tm_cm.run = 2;
+            tm_cm.left = 2;
+            tm_cm.base = avg;
+        }
         /* The modes worth probing now: OREC only with enough threads to pay for it. */
         uint32_t n = tm_bias_thread_count() >= TM_CM_OREC_THREADS ? TM_CM_MODES : TM_CM_OREC;
         uint32_t probe = tm_cm.next_probe % n;
