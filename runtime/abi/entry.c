@@ -19,7 +19,7 @@ TM_EXPORT void _ITM_commitTransaction(void)
     tm_tx *tx = tm_cur_tcb();
     /* Fast paths: an irrevocable transaction running GCC's uninstrumented code with nothing
      * logged, no actions and nothing for the statistics to count (stats_site is NULL when they
-     * are off, and when the attempt was counted whole at its start: tm_stats_attempt_biased),
+     * are off, and when the attempt was counted whole at its start: tm_stats_attempt_whole),
      * either biased or holding the serial lock. Nothing to undo, so the descriptor is already
      * as tm_commit's reset leaves it. */
     if (TM_LIKELY(tx && tx->nesting == 1 &&

@@ -129,7 +129,7 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, t
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1; /* the descriptor is in direct mode between transactions */
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt_serial_whole(tx);
+        tm_stats_attempt_whole(tx, true);
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
@@ -151,7 +151,7 @@ uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1;
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt_biased(tx);
+        tm_stats_attempt_whole(tx, false);
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 

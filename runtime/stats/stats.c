@@ -187,7 +187,7 @@ void tm_stats_irrevocable(tm_tx *tx, uintptr_t caller_pc)
 }
 
 /* A nested __transaction_cancel: the attempt goes on. An attempt counted whole at its start
- * (tm_stats_attempt_biased) has no stats_site; its site is looked up. */
+ * (tm_stats_attempt_whole) has no stats_site; its site is looked up. */
 void tm_stats_nested_cancel(tm_tx *tx)
 {
     tm_site *s = tx->stats_site;

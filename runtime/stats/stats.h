@@ -217,36 +217,25 @@ static inline void tm_stats_attempt(tm_tx *tx, bool serial)
     tm_stats_attempt_slow(tx, serial, counted);
 }
 
-/* A biased attempt of uninstrumented code (core/begin.c, tm_begin_outer): alone and unable to
- * abort, so it is counted whole now, with one increment, and leaves stats_site NULL; the
- * commit fast path (abi/entry.c) then has nothing to count. A timed attempt, or one whose
- * site is not cached, takes the ordinary path: stats_site set, counted at commit. */
-static inline void tm_stats_attempt_biased(tm_tx *tx)
+/* An attempt of uninstrumented code that cannot abort, counted whole now with one increment:
+ * a biased one (core/begin.c, tm_begin_outer: `fast`) or one of adaptive's serial mode under
+ * the serial lock (tm_begin_outer_serial: `fast_serial`). It leaves stats_site NULL, so the
+ * commit fast paths (abi/entry.c) have nothing to count and stay open: through tm_commit, stats
+ * on added ~90 instructions to each serial-mode transaction (callgrind, shared counter at 2
+ * threads, 2026-11-23). A timed attempt, or one whose site is not cached, takes the ordinary
+ * path: stats_site set, counted at commit. */
+static inline void tm_stats_attempt_whole(tm_tx *tx, bool serial)
 {
     tm_site *s;
     bool counted;
     if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {
-        s->fast++;
+        if (serial)
+            s->fast_serial++;
+        else
+            s->fast++;
         return;
     }
-    tm_stats_attempt_slow(tx, false, counted);
-    tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
-}
-
-/* An attempt of adaptive's serial mode running uninstrumented under the serial lock
- * (core/begin.c, tm_begin_outer_serial): unable to abort, so counted whole as the biased one
- * is, and the serial commit fast path (abi/entry.c) stays open to it. Through tm_commit
- * instead, stats on added ~90 instructions to each such transaction (callgrind, shared
- * counter at 2 threads, 2026-11-23). */
-static inline void tm_stats_attempt_serial_whole(tm_tx *tx)
-{
-    tm_site *s;
-    bool counted;
-    if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {
-        s->fast_serial++;
-        return;
-    }
-    tm_stats_attempt_slow(tx, true, counted);
+    tm_stats_attempt_slow(tx, serial, counted);
     tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
 }
 
