@@ -32,7 +32,8 @@ typedef struct tm_lockrec {
     _Atomic uint64_t *orec;
 } tm_lockrec;
 
-_Alignas(64) _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS]; /* whole lines: no neighbour shares one */
+/* Line-aligned: its first and last orecs share no line with a neighbouring variable. */
+_Alignas(64) _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS];
 tm_line64 tm_orec_clock_line;
 
 /* The lock records of a committing transaction, in tx->algo_state. */

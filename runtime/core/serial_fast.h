@@ -1,6 +1,6 @@
 /* Inline fast paths of the serial lock (serial.c) and of adaptive's commit count (cm.c), for
- * the begin and commit fast paths of serial transactions (begin.c, txn.c, abi/entry.c). Each handles the
- * uncontended case in a few instructions and calls out of line for everything else. */
+ * the begin and commit fast paths of serial transactions (begin.c, txn.c, abi/entry.c). Each
+ * handles the uncontended case in a few instructions and calls out of line for everything else. */
 #ifndef TMKIT_SERIAL_FAST_H
 #define TMKIT_SERIAL_FAST_H
 

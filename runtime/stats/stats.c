@@ -14,7 +14,7 @@
 
 bool tm_stats_on;
 uint64_t tm_stats_tsc_cost;
-uint64_t tm_stats_tsc_budget = TM_STATS_TIME_BUDGET * 40;
+uint64_t tm_stats_tsc_budget = TM_STATS_TIME_BUDGET * TM_STATS_PAIR_MIN;
 static tm_site_table *tm_stats_tables; /* guarded by tm_stats_lock */
 static pthread_mutex_t tm_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -142,6 +142,7 @@ extern uint64_t tm_stats_tsc_budget TM_HIDDEN; /* TM_STATS_TIME_BUDGET x what a 
  * weight), which keeps the sums unbiased; the random stride keeps periodic behaviour from
  * aliasing with the sample. */
 #define TM_STATS_TIME_BUDGET 400u
+#define TM_STATS_PAIR_MIN 40u /* floor of the calibrated cost of a pair of TSC reads */
 #define TM_STATS_STRIDE_MAX 1024u
 
 /* The hooks' common cases are inline (stats on must stay within ~10% of off even for tiny

@@ -55,13 +55,14 @@ void tm_stats_configure(const char *dest)
     /* What a pair costs the thread that times, which sets the sampling stride: the reads'
      * throughput, which the latency above does not show. In an AMD EPYC VM two back-to-back
      * reads differ by 1 cycle, yet each takes ~10 ns; a budget from the latency timed one
-     * attempt in ~11 of a tiny transaction, and stats on cost it ~30% (2026-11-23). Floor: 40
-     * cycles, about a pair on the machines measured so far. */
+     * attempt in ~11 of a tiny transaction, and stats on cost it ~30% (2026-11-23). Floor:
+     * TM_STATS_PAIR_MIN cycles, about a pair on the machines measured so far. */
     uint64_t first = tm_stats_now(), last = first;
     for (int i = 0; i < 256; i++)
         last = tm_stats_now();
     uint64_t pair = (last - first) / 128;
-    tm_stats_tsc_budget = TM_STATS_TIME_BUDGET * (pair > 40 ? pair : 40);
+    tm_stats_tsc_budget =
+        TM_STATS_TIME_BUDGET * (pair > TM_STATS_PAIR_MIN ? pair : TM_STATS_PAIR_MIN);
     tm_stats_tsc0 = __builtin_ia32_rdtsc();
     tm_stats_ns0 = tm_mono_ns();
     tm_stats_pid = getpid();
