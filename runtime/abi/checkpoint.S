@@ -4,17 +4,30 @@
  * CFA) and the return address, and returns the action bits from the C side. tm_longjmp later
  * resumes "inside" the original call: registers restored, stack pointer back at the CFA, control
  * at the return address, %eax = new action bits. MXCSR and the x87 control word are callee-saved
- * by the ABI, so they are restored too. Layout: struct tm_jmpbuf in core/tx.h.
+ * by the ABI, so they are restored too. Layout: struct tm_jmpbuf in core/tx.h; every offset and
+ * constant used here is in core/tx_layout.h, checked against the C definitions there.
  *
- * Fast path (outermost transaction of a thread that has a descriptor): the registers go straight
- * into tx->jb0 (offset 0 of the descriptor; tx->nesting is at offset 72) and we tail-call
- * tm_begin_outer(properties, tx), which returns directly to the transaction's code. The two
- * control words are not stored here: tm_begin_outer_general (core/begin.c) stores them for the
- * attempts that can roll back; the biased and serial paths cannot, and skip stmxcsr's cost.
- * Otherwise the buffer is built on our own frame and tm_begin(properties, &jb) copies it.
+ * Three paths, cheapest first:
+ *  - Biased (the process's only transacting thread, an outermost transaction that cannot
+ *    cancel and has GCC's uninstrumented code path, ids left): the transaction can never roll
+ *    back, so no register is saved, only the return address (the statistics' site). This is tm_begin_outer's biased path
+ *    (core/begin.c) with its checks and stores done here, the bias entry included (core/bias.c:
+ *    a plain store of shared_ts, then tm_bias_multi read again; with membarrier the revoker's
+ *    barrier orders the two, and without it tm_bias_asymmetric is false and we take the C
+ *    path, whose store is seq_cst). With statistics on, tm_begin_biased_stats counts it. It is
+ *    ~20 instructions shorter than saving the registers
+ *    and calling tm_begin_outer: an empty transaction at one thread is ~10% cheaper.
+ *  - Serial (the same, but other threads transact and adaptive runs serially): nothing saved
+ *    either; tm_begin_serial_nosave (core/begin.c) takes the serial lock, or returns 0 when
+ *    the serial mode is not on, and we go on to the next path.
+ *  - Outermost of a thread that has a descriptor: the registers go straight into tx->jb0
+ *    (offset 0 of the descriptor) and we tail-call tm_begin_outer(properties, tx), which
+ *    returns directly to the transaction's code. The two control words are not stored here:
+ *    tm_begin_outer_general (core/begin.c) stores them for the attempts that can roll back.
+ *  - Otherwise (first transaction of a thread, nested) the buffer is built on our own frame
+ *    and tm_begin(properties, &jb) copies it.
  */
-#define TX_NESTING 72
-#define TM_TCB_WORD 0x50 /* the TCB word holding tm_cur (core/tx.h) */
+#include "../core/tx_layout.h"
 
         .text
 
@@ -27,8 +40,57 @@ _ITM_beginTransaction:
         movq    %fs:TM_TCB_WORD, %rax   /* tx = tm_cur */
         testq   %rax, %rax
         jz      .Lslow
-        cmpl    $0, TX_NESTING(%rax)
+        cmpl    $0, TM_TX_NESTING(%rax)
         jne     .Lslow
+        movl    %edi, %edx
+        andl    $TM_PR_BIASED_NEEDS, %edx
+        cmpl    $TM_PR_BIASED_NEEDS, %edx
+        jne     .Lsave
+        cmpb    $0, tm_bias_asymmetric(%rip)
+        je      .Lsave                  /* no membarrier: the C path's seq_cst bias entry */
+        movl    TM_TX_ID_NEXT(%rax), %ecx
+        cmpl    TM_TX_ID_END(%rax), %ecx
+        je      .Lsave                  /* no ids left (and maybe no checkpoint stack) */
+        movq    (%rsp), %rdx            /* the return address: the statistics' site */
+        movq    %rdx, TM_TX_JB0_PC(%rax)
+        cmpl    $0, tm_bias_multi(%rip)   /* relaxed load: a first look, read again below */
+        jne     .Lserial
+        movq    $0, TM_TX_SHARED_TS(%rax) /* active (relaxed: see the comment above) */
+        cmpl    $0, tm_bias_multi(%rip)
+        jne     .Lunbias
+        movl    %ecx, TM_TX_ID(%rax)
+        incl    %ecx
+        movl    %ecx, TM_TX_ID_NEXT(%rax)
+        movl    $1, TM_TX_NESTING(%rax)
+        orl     $TM_F_BIASED_IRREVOCABLE, TM_TX_FLAGS(%rax)
+        movl    %edi, TM_TX_PROP(%rax)
+        movl    $0, TM_TX_RETRIES(%rax)
+        movb    $0, TM_TX_EH_SAVED(%rax)
+        movq    $1, TM_TX_N_CPS(%rax)
+        movq    $1, TM_TX_IRREVOCABLE_CPS(%rax)
+        cmpb    $0, tm_stats_on(%rip)
+        jne     .Lstats
+        movl    $TM_A_BIASED, %eax
+        ret
+.Lstats:                                /* count the attempt whole (core/begin.c) */
+        movq    %rax, %rdi
+        jmp     tm_begin_biased_stats
+.Lunbias:                               /* a second thread is revoking the bias */
+        movq    $-1, TM_TX_SHARED_TS(%rax)  /* TM_TS_INACTIVE (release: a plain x86 store) */
+        jmp     .Lsave
+.Lserial:                               /* adaptive's serial mode, if it excludes readers */
+        subq    $8, %rsp                /* %rsp 16-aligned at the call */
+        .cfi_adjust_cfa_offset 8
+        movq    %rax, %rsi
+        call    tm_begin_serial_nosave
+        addq    $8, %rsp
+        .cfi_adjust_cfa_offset -8
+        testl   %eax, %eax
+        jz      .Lreload
+        ret
+.Lreload:                               /* not taken: callee-saved registers are intact */
+        movq    %fs:TM_TCB_WORD, %rax
+.Lsave:
         leaq    8(%rsp), %rdx           /* CFA: the caller's %rsp once we return */
         movq    %rdx, 0(%rax)
         movq    %rbx, 8(%rax)

@@ -28,8 +28,9 @@ TM_EXPORT void _ITM_commitTransaction(void)
         if (TM_LIKELY(tx->flags == (TM_F_BIASED | TM_F_IRREVOCABLE))) {
             tx->nesting = 0;
             tx->n_cps = 0;
-            tm_bias_exit(tx);
-            tx->flags = 0;
+            tx->flags = 0; /* what tm_bias_exit clears, and the rest */
+            /* release: as in tm_bias_exit (tx.h). */
+            atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
             return;
         }
         if (tx->flags == (TM_F_SERIAL | TM_F_IRREVOCABLE)) {

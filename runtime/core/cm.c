@@ -181,8 +181,11 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
         uint32_t probe = tm_cm.next_probe % n;
         if (probe == mode)
             probe = (probe + 1) % n;
-        tm_cm.next_probe = probe + 1;
         if (tm_cm_est(probe) == 0 || --tm_cm.left == 0) {
+            /* The rotation moves on only when a probe starts. (It used to move at every
+             * epoch: with two challengers and an even back-off, the one whose turn fell on
+             * the last epoch was always the same, and the other was never measured again.) */
+            tm_cm.next_probe = probe + 1;
             tm_cm.incumbent = mode;
             tm_cm_switch(tx, probe);
             tm_cm.probing = true;

@@ -57,6 +57,10 @@ static void tm_tx_scrub(tm_tx *tx)
     tx->actions = NULL;
     tx->cps = NULL;
     tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;
+    /* No ids left: the next owner's first begin takes the general path, which allocates the
+     * checkpoint stack before it takes ids. The fast begins (checkpoint.S, begin.c) rely on
+     * this: ids left means a checkpoint stack. */
+    tx->id_end = tx->id_next;
     tx->nesting = 0;
     tx->flags = 0;
     tm_set_disp(tx, &tm_disp_direct);
@@ -143,7 +147,7 @@ tm_tx *tm_tx_create(void)
     tx->nesting = 0;
     tx->flags = 0;
     tx->rng = (uint64_t)(uintptr_t)tx * 0x9E3779B97F4A7C15ull | 1;
-    tm_tx_assign_ids(tx);
+    /* No ids yet (id_next == id_end): the first begin takes the general path (see scrub). */
     tm_stack_bounds(tx);
     tm_cur_set(tx);
     pthread_setspecific(tm_tx_key, tx);

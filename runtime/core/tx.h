@@ -14,6 +14,7 @@
 
 #include "../abi/itm_abi.h"
 #include "log.h"
+#include "tx_layout.h"
 
 #define TM_HIDDEN __attribute__((visibility("hidden")))
 #define TM_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -123,10 +124,18 @@ struct tm_tx {
     /* The outermost transaction's saved registers, written directly by checkpoint.S, which
      * also reads `nesting`: both offsets are fixed (static asserts below). */
     tm_jmpbuf jb0;
+    /* The fields the biased begin sets (checkpoint.S, at the offsets in tx_layout.h). */
     uint32_t nesting; /* 0 = not in a transaction; flat nesting depth otherwise */
-    uint8_t mode;     /* == disp->mode, cached for the barriers */
-    const tm_dispatch *disp;
     uint32_t flags;
+    uint32_t prop;
+    uint32_t retries; /* failed attempts of the current transaction */
+    _ITM_transactionId_t id;
+    _ITM_transactionId_t id_next, id_end; /* equal: take a new block (general begin) */
+    uint8_t mode;  /* == disp->mode, cached for the barriers */
+    bool eh_saved; /* uncaught_at_start holds the count at the transaction's start */
+    size_t n_cps;
+    size_t irrevocable_cps; /* checkpoints that existed when it went irrevocable (uncancellable) */
+    const tm_dispatch *disp;
     uint64_t snapshot; /* algorithm's start time / sequence number */
     uint64_t owned;    /* algorithm scratch (e.g. gl_wt: holds the global lock) */
     void *algo_state;  /* algorithm-private allocation, freed with the descriptor's logs */
@@ -148,11 +157,7 @@ struct tm_tx {
     tm_action *actions;
     size_t n_actions, cap_actions;
     tm_checkpoint *cps;
-    size_t n_cps, cap_cps;
-    uint32_t prop;
-    _ITM_transactionId_t id;
-    _ITM_transactionId_t id_next, id_end;
-    uint32_t retries; /* failed attempts of the current transaction */
+    size_t cap_cps;
     struct {
         /* adaptive commits of this descriptor, ever: written only by the owner, summed by the
          * deciding thread once per epoch (cm.c) */
@@ -160,9 +165,7 @@ struct tm_tx {
         uint32_t spec_gen; /* speculative-algorithm generation of the running attempt */
     } cm;                  /* contention manager state (cm.c) */
     uint64_t rng;
-    size_t irrevocable_cps; /* checkpoints that existed when it went irrevocable (uncancellable) */
-    /* C++ exception state (eh.c). */
-    bool eh_saved; /* uncaught_at_start holds the count at the transaction's start */
+    /* C++ exception state (eh.c; eh_saved is above). */
     void *eh_in_flight;
     uint32_t catch_count;
     unsigned int uncaught_at_start;
@@ -178,9 +181,29 @@ struct tm_tx {
     char pad_[64 - sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
 };
 
-_Static_assert(offsetof(struct tm_tx, jb0) == 0, "checkpoint.S writes jb0 at offset 0");
-_Static_assert(offsetof(struct tm_tx, nesting) == 72, "checkpoint.S reads nesting at offset 72");
+/* checkpoint.S uses these offsets and constants (tx_layout.h). */
+#define TM_LAYOUT_IS(field, off) \
+    _Static_assert(offsetof(struct tm_tx, field) == (off), "tx_layout.h: offset of " #field)
+TM_LAYOUT_IS(jb0, TM_TX_JB0);
+TM_LAYOUT_IS(jb0.pc, TM_TX_JB0_PC);
+TM_LAYOUT_IS(nesting, TM_TX_NESTING);
+TM_LAYOUT_IS(flags, TM_TX_FLAGS);
+TM_LAYOUT_IS(prop, TM_TX_PROP);
+TM_LAYOUT_IS(retries, TM_TX_RETRIES);
+TM_LAYOUT_IS(id, TM_TX_ID);
+TM_LAYOUT_IS(id_next, TM_TX_ID_NEXT);
+TM_LAYOUT_IS(id_end, TM_TX_ID_END);
+TM_LAYOUT_IS(mode, TM_TX_MODE);
+TM_LAYOUT_IS(eh_saved, TM_TX_EH_SAVED);
+TM_LAYOUT_IS(n_cps, TM_TX_N_CPS);
+TM_LAYOUT_IS(irrevocable_cps, TM_TX_IRREVOCABLE_CPS);
+TM_LAYOUT_IS(shared_ts, TM_TX_SHARED_TS);
+#undef TM_LAYOUT_IS
 _Static_assert(sizeof(tm_jmpbuf) == 72, "checkpoint.S layout of tm_jmpbuf");
+_Static_assert(sizeof(_ITM_transactionId_t) == 4 && sizeof(size_t) == 8, "checkpoint.S sizes");
+_Static_assert(TM_PR_BIASED_NEEDS == (pr_hasNoAbort | pr_uninstrumentedCode), "tx_layout.h");
+_Static_assert(TM_A_BIASED == (a_runUninstrumentedCode | a_saveLiveVariables), "tx_layout.h");
+_Static_assert(TM_F_BIASED_IRREVOCABLE == (TM_F_BIASED | TM_F_IRREVOCABLE), "tx_layout.h");
 
 /* The saved registers of checkpoint k (0 = outermost). */
 static inline tm_jmpbuf *tm_cp_jb(tm_tx *tx, size_t k) { return k ? &tx->cps[k].jb : &tx->jb0; }
@@ -210,8 +233,8 @@ static inline uint64_t tm_rng_next(tm_tx *tx)
  * word is not reinitialized when glibc reuses a dead thread's stack and TCB for a new thread,
  * so it must be NULL whenever its thread has no descriptor: a thread clears it when it gives
  * its descriptor back (thread.c), and a forked child clears it in the TCBs of the parent's
- * other threads, which glibc keeps for reuse (tx->tcb says where; tm_fork_child). */
-#define TM_TCB_WORD 0x50
+ * other threads, which glibc keeps for reuse (tx->tcb says where; tm_fork_child). Its offset,
+ * TM_TCB_WORD, is in tx_layout.h. */
 static inline __attribute__((always_inline)) tm_tx *tm_cur_tcb(void)
 {
     tm_tx *tx;

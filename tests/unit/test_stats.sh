@@ -101,6 +101,19 @@ PY
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive2.json "$PROG" 100000 2
 python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["adaptive_epochs"]; assert e["orec_lazy"] == 0, e' "$d/adaptive2.json" ||
     fail "orec_lazy tried with 2 threads"
+# Adaptive probes its challengers in turn, so each is measured again and again. The rotation
+# once moved at every epoch instead of at every probe: with two challengers and an even
+# back-off it always landed on the same one, and the other ran (and was measured) only in the
+# first epochs: 1 epoch of norec in a 1 s run of empty transactions at 2 threads.
+expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/rotation.json "$BUILD/bin/micro-tm" --mode empty --threads 2 --seconds 1.5
+python3 - "$d/rotation.json" <<'PY' || fail "adaptive challengers not probed in turn: $(head -c 600 "$d/rotation.json")"
+import json, sys
+e = json.load(open(sys.argv[1]))["adaptive_epochs"]
+# ~1000 epochs; the back-off doubles from 2 to at most 256 epochs, so at least 6 probes follow
+# the first two (one per unmeasured mode), 3 or more per challenger, 2 epochs each.
+assert sum(e.values()) >= 300, ("too few epochs to judge", e)
+assert all(e[m] >= 4 for m in ("norec", "gl_wt", "serial")), e
+PY
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=- "$PROG" 1000 2
 echo "$ERR" | grep -q "adaptive epochs (~1.5 ms each) by mode: norec [0-9]* gl_wt [0-9]* serial [0-9]* orec_lazy [0-9]*; [0-9]* switches" ||
     fail "no adaptive epochs in the table: $ERR"

@@ -1,0 +1,32 @@
+/* Offsets and constants shared by the descriptor (tx.h) and abi/checkpoint.S, which is
+ * preprocessed but not compiled as C. tx.h checks every value here with a static assertion, so
+ * a change of layout that forgets this file fails the build instead of corrupting descriptors.
+ */
+#ifndef TMKIT_TX_LAYOUT_H
+#define TMKIT_TX_LAYOUT_H
+
+/* struct tm_tx: the saved registers (tm_jmpbuf, 72 bytes) first, then the fields the biased
+ * begin writes, all in the descriptor's first two cache lines. */
+#define TM_TX_JB0 0
+#define TM_TX_JB0_PC 56 /* jb0.pc */
+#define TM_TX_NESTING 72
+#define TM_TX_FLAGS 76
+#define TM_TX_PROP 80
+#define TM_TX_RETRIES 84
+#define TM_TX_ID 88
+#define TM_TX_ID_NEXT 92
+#define TM_TX_ID_END 96
+#define TM_TX_MODE 100
+#define TM_TX_EH_SAVED 101
+#define TM_TX_N_CPS 104
+#define TM_TX_IRREVOCABLE_CPS 112
+#define TM_TX_SHARED_TS 768 /* its own cache line, read by other threads */
+
+#define TM_TCB_WORD 0x50 /* the TCB word holding the thread's descriptor (tx.h) */
+
+/* Intel TM ABI bits (abi/itm_abi.h) and the descriptor's flags (tx.h) the biased begin uses. */
+#define TM_PR_BIASED_NEEDS 0x000a /* pr_hasNoAbort | pr_uninstrumentedCode */
+#define TM_A_BIASED 0x06          /* a_runUninstrumentedCode | a_saveLiveVariables */
+#define TM_F_BIASED_IRREVOCABLE 0x12 /* TM_F_BIASED | TM_F_IRREVOCABLE */
+
+#endif
