@@ -19,7 +19,10 @@
  *    and calling tm_begin_outer: an empty transaction at one thread is ~10% cheaper.
  *  - Serial (the same, but other threads transact and adaptive runs serially): nothing saved
  *    either; tm_begin_serial_nosave (core/begin.c) takes the serial lock, or returns 0 when
- *    the serial mode is not on, and we go on to the next path.
+ *    the serial mode ended meanwhile. When it is not on (a speculative mode, or another
+ *    algorithm), the registers are saved and we go straight to tm_begin_outer_general: the
+ *    checks of tm_begin_outer would fail again (11 instructions of a 2-thread empty gl_wt
+ *    transaction's 283).
  *  - Outermost of a thread that has a descriptor: the registers go straight into tx->jb0
  *    (offset 0 of the descriptor) and we tail-call tm_begin_outer(properties, tx), which
  *    returns directly to the transaction's code. The two control words are not stored here:
@@ -28,6 +31,21 @@
  *    and tm_begin(properties, &jb) copies it.
  */
 #include "../core/tx_layout.h"
+
+/* The callee-saved registers, the CFA and the return address into tx->jb0 (tx in %rax). */
+.macro TM_SAVE_JB0
+        leaq    8(%rsp), %rdx           /* CFA: the caller's %rsp once we return */
+        movq    %rdx, 0(%rax)
+        movq    %rbx, 8(%rax)
+        movq    %rbp, 16(%rax)
+        movq    %r12, 24(%rax)
+        movq    %r13, 32(%rax)
+        movq    %r14, 40(%rax)
+        movq    %r15, 48(%rax)
+        movq    (%rsp), %rdx            /* return address */
+        movq    %rdx, TM_TX_JB0_PC(%rax)
+        movq    %rax, %rsi              /* edi still holds the property bits */
+.endm
 
         .text
 
@@ -54,7 +72,7 @@ _ITM_beginTransaction:
         movq    (%rsp), %rdx            /* the return address: the statistics' site */
         movq    %rdx, TM_TX_JB0_PC(%rax)
         cmpl    $0, tm_bias_multi(%rip)   /* relaxed load: a first look, read again below */
-        jne     .Lserial
+        jne     .Lshared
         movq    $0, TM_TX_SHARED_TS(%rax) /* active (relaxed: see the comment above) */
         cmpl    $0, tm_bias_multi(%rip)
         jne     .Lunbias
@@ -78,8 +96,10 @@ _ITM_beginTransaction:
 .Lunbias:                               /* a second thread is revoking the bias */
         movq    $-1, TM_TX_SHARED_TS(%rax)  /* TM_TS_INACTIVE (release: a plain x86 store) */
         jmp     .Lsave
-.Lserial:                               /* adaptive's serial mode, if it excludes readers */
-        subq    $8, %rsp                /* %rsp 16-aligned at the call */
+.Lshared:                               /* other threads transact too */
+        cmpl    $0, tm_serial_excl(%rip)
+        je      .Lgeneral               /* a speculative mode: relaxed, rechecked under the lock */
+        subq    $8, %rsp                /* adaptive's serial mode: %rsp 16-aligned at the call */
         .cfi_adjust_cfa_offset 8
         movq    %rax, %rsi
         call    tm_begin_serial_nosave
@@ -90,18 +110,11 @@ _ITM_beginTransaction:
         ret
 .Lreload:                               /* not taken: callee-saved registers are intact */
         movq    %fs:TM_TCB_WORD, %rax
+.Lgeneral:                              /* cannot be biased: straight to the general begin */
+        TM_SAVE_JB0
+        jmp     tm_begin_outer_general
 .Lsave:
-        leaq    8(%rsp), %rdx           /* CFA: the caller's %rsp once we return */
-        movq    %rdx, 0(%rax)
-        movq    %rbx, 8(%rax)
-        movq    %rbp, 16(%rax)
-        movq    %r12, 24(%rax)
-        movq    %r13, 32(%rax)
-        movq    %r14, 40(%rax)
-        movq    %r15, 48(%rax)
-        movq    (%rsp), %rdx            /* return address */
-        movq    %rdx, 56(%rax)
-        movq    %rax, %rsi              /* edi still holds the property bits */
+        TM_SAVE_JB0
         jmp     tm_begin_outer
 .Lslow:
         leaq    8(%rsp), %rax

@@ -94,7 +94,8 @@ static inline __attribute__((always_inline)) void tm_outer_init(tm_tx *tx, uint3
 
 /* The general outermost begin (first transaction of a descriptor, id block exhausted, or any
  * transaction that cannot take the biased fast path). */
-static __attribute__((noinline)) uint32_t tm_begin_outer_general(uint32_t prop, tm_tx *tx)
+TM_HIDDEN uint32_t tm_begin_outer_general(uint32_t prop, tm_tx *tx); /* also checkpoint.S's */
+__attribute__((noinline)) uint32_t tm_begin_outer_general(uint32_t prop, tm_tx *tx)
 {
     /* Checkpoint 0's log marks are always zero: only the registers and properties change.
      * Allocated before any ids are taken: the fast paths rely on ids implying the stack. */
