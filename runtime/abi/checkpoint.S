@@ -18,8 +18,9 @@
  *    ~20 instructions shorter than saving the registers
  *    and calling tm_begin_outer: an empty transaction at one thread is ~10% cheaper.
  *  - Serial (the same, but other threads transact and adaptive runs serially): nothing saved
- *    either; tm_begin_serial_nosave (core/begin.c) takes the serial lock, or returns 0 when
- *    the serial mode ended meanwhile. When it is not on (a speculative mode, or another
+ *    either; a compare-and-swap takes the serial lock as tm_serial_trylock_fast does
+ *    (core/serial_fast.h), and tm_begin_serial_c or _locked (core/begin.c) take over, by tail
+ *    call, when it is held, statistics are on, or the serial mode ended. When it is not on (a speculative mode, or another
  *    algorithm), the registers are saved and we go straight to tm_begin_outer_general: the
  *    checks of tm_begin_outer would fail again (11 instructions of a 2-thread empty gl_wt
  *    transaction's 283).
@@ -45,6 +46,21 @@
         movq    (%rsp), %rdx            /* return address */
         movq    %rdx, TM_TX_JB0_PC(%rax)
         movq    %rax, %rsi              /* edi still holds the property bits */
+.endm
+
+/* An outermost transaction that cannot roll back starts (begin.c: tm_outer_init, then the
+ * irrevocable flags): ids from %ecx (id_next), properties from %edi, descriptor in \tx. */
+.macro TM_OUTER_INIT tx, flags
+        movl    %ecx, TM_TX_ID(\tx)
+        incl    %ecx
+        movl    %ecx, TM_TX_ID_NEXT(\tx)
+        movl    $1, TM_TX_NESTING(\tx)
+        orl     $\flags, TM_TX_FLAGS(\tx)
+        movl    %edi, TM_TX_PROP(\tx)
+        movl    $0, TM_TX_RETRIES(\tx)
+        movb    $0, TM_TX_EH_SAVED(\tx)
+        movq    $1, TM_TX_N_CPS(\tx)
+        movq    $1, TM_TX_IRREVOCABLE_CPS(\tx)
 .endm
 
         .text
@@ -76,19 +92,10 @@ _ITM_beginTransaction:
         movq    $0, TM_TX_SHARED_TS(%rax) /* active (relaxed: see the comment above) */
         cmpl    $0, tm_bias_multi(%rip)
         jne     .Lunbias
-        movl    %ecx, TM_TX_ID(%rax)
-        incl    %ecx
-        movl    %ecx, TM_TX_ID_NEXT(%rax)
-        movl    $1, TM_TX_NESTING(%rax)
-        orl     $TM_F_BIASED_IRREVOCABLE, TM_TX_FLAGS(%rax)
-        movl    %edi, TM_TX_PROP(%rax)
-        movl    $0, TM_TX_RETRIES(%rax)
-        movb    $0, TM_TX_EH_SAVED(%rax)
-        movq    $1, TM_TX_N_CPS(%rax)
-        movq    $1, TM_TX_IRREVOCABLE_CPS(%rax)
+        TM_OUTER_INIT %rax, TM_F_BIASED_IRREVOCABLE
         cmpb    $0, tm_stats_on(%rip)
         jne     .Lstats
-        movl    $TM_A_BIASED, %eax
+        movl    $TM_A_UNINSTRUMENTED, %eax
         ret
 .Lstats:                                /* count the attempt whole (core/begin.c) */
         movq    %rax, %rdi
@@ -98,18 +105,19 @@ _ITM_beginTransaction:
         jmp     .Lsave
 .Lshared:                               /* other threads transact too */
         cmpl    $0, tm_serial_excl(%rip)
-        je      .Lgeneral               /* a speculative mode: relaxed, rechecked under the lock */
-        subq    $8, %rsp                /* adaptive's serial mode: %rsp 16-aligned at the call */
-        .cfi_adjust_cfa_offset 8
-        movq    %rax, %rsi
-        call    tm_begin_serial_nosave
-        addq    $8, %rsp
-        .cfi_adjust_cfa_offset -8
-        testl   %eax, %eax
-        jz      .Lreload
+        je      .Lgeneral               /* a speculative mode (relaxed: rechecked under the lock) */
+        movq    %rax, %rsi              /* adaptive's serial mode: tm_serial_trylock_fast */
+        cmpb    $0, tm_stats_on(%rip)
+        jne     tm_begin_serial_c       /* statistics: the C version counts the attempt */
+        xorl    %eax, %eax
+        movl    $1, %edx
+        lock cmpxchgl %edx, tm_serial_line(%rip) /* .w, at offset 0; seq_cst as in serial_fast.h */
+        jne     tm_begin_serial_c       /* held: the C version waits */
+        cmpl    $0, tm_serial_excl(%rip)  /* relaxed: written only by lock holders */
+        je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
+        TM_OUTER_INIT %rsi, TM_F_SERIAL_IRREVOCABLE
+        movl    $TM_A_UNINSTRUMENTED, %eax
         ret
-.Lreload:                               /* not taken: callee-saved registers are intact */
-        movq    %fs:TM_TCB_WORD, %rax
 .Lgeneral:                              /* cannot be biased: straight to the general begin */
         TM_SAVE_JB0
         jmp     tm_begin_outer_general

@@ -81,7 +81,8 @@ static uint32_t tm_nested_code_path(tm_tx *tx, uint32_t prop)
 }
 
 /* The state every outermost transaction starts from (checkpoint 0 already holds the registers
- * and, being the outermost, log marks of zero). Needs an allocated checkpoint stack and ids. */
+ * and, being the outermost, log marks of zero). Needs an allocated checkpoint stack and ids.
+ * checkpoint.S's TM_OUTER_INIT does the same for its fast paths: keep the two in step. */
 static inline __attribute__((always_inline)) void tm_outer_init(tm_tx *tx, uint32_t prop)
 {
     tx->n_cps = 1;
@@ -151,16 +152,28 @@ uint32_t tm_begin_biased_stats(tm_tx *tx)
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
-/* The same from checkpoint.S before it saved any register but the return address (jb0.pc,
- * the statistics' site; nothing reads the rest for an attempt that cannot roll back): 0 when readers are not excluded, and the caller saves the registers and
- * takes tm_begin_outer. Saving them for an attempt that cannot roll back cost ~15 instructions
- * of a serial transaction's ~125 (counter at 2 threads, callgrind). */
-TM_HIDDEN uint32_t tm_begin_serial_nosave(uint32_t prop, tm_tx *tx);
-uint32_t tm_begin_serial_nosave(uint32_t prop, tm_tx *tx)
+/* checkpoint.S's serial path, before it saved any register but the return address (jb0.pc,
+ * the statistics' site; nothing reads the rest for an attempt that cannot roll back), when its
+ * own compare-and-swap cannot take the lock (held, or statistics on). Waits if it must; drains
+ * the readers if the serial mode ended meanwhile (tm_serial_trylock_fast, tm_serial_acquire).
+ * Saving the registers and going through tm_begin_outer for such an attempt cost ~15
+ * instructions of a serial transaction's ~125 (counter at 2 threads, callgrind). */
+TM_HIDDEN uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx);
+uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx)
 {
-    if (!tm_serial_excluding())
-        return 0;
     return tm_begin_serial_excl(prop, tx);
+}
+
+/* The same after checkpoint.S took the lock and found that readers are no longer excluded
+ * (adaptive left serial mode in between): drain them, as tm_serial_trylock_fast would. */
+TM_HIDDEN uint32_t tm_begin_serial_locked(uint32_t prop, tm_tx *tx);
+uint32_t tm_begin_serial_locked(uint32_t prop, tm_tx *tx)
+{
+    tm_outer_init(tx, prop);
+    tm_serial_locked(tx); /* drains unless excluded; sets TM_F_SERIAL */
+    tx->flags |= TM_F_IRREVOCABLE;
+    tx->irrevocable_cps = 1;
+    return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
 /* Outermost begin; tx->jb0 already holds the checkpoint (written by checkpoint.S). Every call

@@ -202,8 +202,9 @@ TM_LAYOUT_IS(shared_ts, TM_TX_SHARED_TS);
 _Static_assert(sizeof(tm_jmpbuf) == 72, "checkpoint.S layout of tm_jmpbuf");
 _Static_assert(sizeof(_ITM_transactionId_t) == 4 && sizeof(size_t) == 8, "checkpoint.S sizes");
 _Static_assert(TM_PR_BIASED_NEEDS == (pr_hasNoAbort | pr_uninstrumentedCode), "tx_layout.h");
-_Static_assert(TM_A_BIASED == (a_runUninstrumentedCode | a_saveLiveVariables), "tx_layout.h");
+_Static_assert(TM_A_UNINSTRUMENTED == (a_runUninstrumentedCode | a_saveLiveVariables), "tx_layout.h");
 _Static_assert(TM_F_BIASED_IRREVOCABLE == (TM_F_BIASED | TM_F_IRREVOCABLE), "tx_layout.h");
+_Static_assert(TM_F_SERIAL_IRREVOCABLE == (TM_F_SERIAL | TM_F_IRREVOCABLE), "tx_layout.h");
 
 /* The saved registers of checkpoint k (0 = outermost). */
 static inline tm_jmpbuf *tm_cp_jb(tm_tx *tx, size_t k) { return k ? &tx->cps[k].jb : &tx->jb0; }

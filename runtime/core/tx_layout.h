@@ -24,9 +24,10 @@
 
 #define TM_TCB_WORD 0x50 /* the TCB word holding the thread's descriptor (tx.h) */
 
-/* Intel TM ABI bits (abi/itm_abi.h) and the descriptor's flags (tx.h) the biased begin uses. */
+/* Intel TM ABI bits (abi/itm_abi.h) and the descriptor's flags (tx.h) the fast begins use. */
 #define TM_PR_BIASED_NEEDS 0x000a /* pr_hasNoAbort | pr_uninstrumentedCode */
-#define TM_A_BIASED 0x06          /* a_runUninstrumentedCode | a_saveLiveVariables */
+#define TM_A_UNINSTRUMENTED 0x06  /* a_runUninstrumentedCode | a_saveLiveVariables */
 #define TM_F_BIASED_IRREVOCABLE 0x12 /* TM_F_BIASED | TM_F_IRREVOCABLE */
+#define TM_F_SERIAL_IRREVOCABLE 0x03 /* TM_F_SERIAL | TM_F_IRREVOCABLE */
 
 #endif
