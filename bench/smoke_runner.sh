@@ -19,4 +19,20 @@ grep -q "^| disjoint | 2 |" "$out/summary.md" || fail "summary.md lacks the disj
 if [ -z "$plots" ]; then
     [ -s "$out/throughput-2t.png" ] || fail "no throughput-2t.png"
 fi
+# --with-stats: the overhead section pairs each repeat's run with statistics with the same
+# repeat's run without (bench_overhead.py): every case gets a ratio at both thread counts.
+"$ROOT/bin/tmkit" bench micro --quick --repeats 2 --with-stats --no-callgrind --no-plots \
+    --configs tmkit-adaptive,tmkit-adaptive+stats --out "$out/s" >"$out/log" 2>&1 || fail "tmkit bench --with-stats exited $?"
+grep -q "^## Statistics overhead: tmkit-adaptive+stats / tmkit-adaptive" "$out/s/summary.md" || fail "no overhead section"
+grep -Eq "^\| counter \| [0-9]+\.[0-9]{2} \| [0-9]+\.[0-9]{2} \| - \|$" "$out/s/summary.md" || fail "no paired ratios for counter: $(grep '^| counter |' "$out/s/summary.md")"
+# Pairs are made within a repeat: a repeat missing either run is left out.
+PYTHONPATH="$ROOT/tools" python3 - <<'PY' || fail "paired_ratio"
+from types import SimpleNamespace
+from tmkit_cli.bench_overhead import paired_ratio
+res = SimpleNamespace(by_repeat={("c", 1, "a+stats"): {0: 90.0, 1: 50.0, 2: 99.0},
+                                 ("c", 1, "a"): {0: 100.0, 1: 50.0, 3: 10.0}})
+r = paired_ratio(res, ("c", 1, "a+stats"), "a")
+assert abs(r - 0.95) < 1e-9, r  # pairs 0 and 1 only: 0.9 and 1.0
+assert paired_ratio(res, ("c", 2, "a+stats"), "a") is None
+PY
 echo "bench runner: ok"

@@ -33,19 +33,27 @@
  */
 #include "../core/tx_layout.h"
 
-/* The callee-saved registers, the CFA and the return address into tx->jb0 (tx in %rax). */
+/* A tm_jmpbuf at `base`: the CFA (the address `cfa`), the callee-saved registers and the
+ * return address (loaded from `ra`; TM_TX_JB0_PC is also its offset in a tm_jmpbuf, as jb0
+ * starts the descriptor). Clobbers %rdx. */
+.macro TM_SAVE_REGS base, cfa, ra
+        leaq    \cfa, %rdx
+        movq    %rdx, 0(\base)
+        movq    %rbx, 8(\base)
+        movq    %rbp, 16(\base)
+        movq    %r12, 24(\base)
+        movq    %r13, 32(\base)
+        movq    %r14, 40(\base)
+        movq    %r15, 48(\base)
+        movq    \ra, %rdx
+        movq    %rdx, TM_TX_JB0_PC(\base)
+.endm
+
+/* Into tx->jb0 (tx in %rax; the CFA is the caller's %rsp once we return), and tx to %rsi for
+ * the C begin (%edi still holds the property bits). */
 .macro TM_SAVE_JB0
-        leaq    8(%rsp), %rdx           /* CFA: the caller's %rsp once we return */
-        movq    %rdx, 0(%rax)
-        movq    %rbx, 8(%rax)
-        movq    %rbp, 16(%rax)
-        movq    %r12, 24(%rax)
-        movq    %r13, 32(%rax)
-        movq    %r14, 40(%rax)
-        movq    %r15, 48(%rax)
-        movq    (%rsp), %rdx            /* return address */
-        movq    %rdx, TM_TX_JB0_PC(%rax)
-        movq    %rax, %rsi              /* edi still holds the property bits */
+        TM_SAVE_REGS %rax, 8(%rsp), (%rsp)
+        movq    %rax, %rsi
 .endm
 
 /* An outermost transaction that cannot roll back starts (begin.c: tm_outer_init, then the
@@ -125,18 +133,9 @@ _ITM_beginTransaction:
         TM_SAVE_JB0
         jmp     tm_begin_outer
 .Lslow:
-        leaq    8(%rsp), %rax
         subq    $88, %rsp               /* 88 + return address = 96: %rsp 16-aligned at the call */
         .cfi_adjust_cfa_offset 88
-        movq    %rax, 0(%rsp)
-        movq    %rbx, 8(%rsp)
-        movq    %rbp, 16(%rsp)
-        movq    %r12, 24(%rsp)
-        movq    %r13, 32(%rsp)
-        movq    %r14, 40(%rsp)
-        movq    %r15, 48(%rsp)
-        movq    88(%rsp), %rdx          /* return address */
-        movq    %rdx, 56(%rsp)
+        TM_SAVE_REGS %rsp, 96(%rsp), 88(%rsp)
         stmxcsr 64(%rsp)
         fnstcw  68(%rsp)
         movq    %rsp, %rsi

@@ -205,12 +205,14 @@ class Results:
         self.samples = {}   # key -> [ops_per_s]
         self.ns = {}        # key -> [ns_per_op]
         self.failures = {}  # key -> [reason]
+        self.by_repeat = {}  # key -> {repeat: ops_per_s}, for paired ratios (bench_overhead.py)
         self.instr = {}     # (case name, config name) -> instr per op
 
-    def add(self, key, fields, rc, err):
+    def add(self, key, fields, rc, err, repeat=0):
         ok = rc == 0 and fields.get("ok") == "1" and "ops_per_s" in fields
         if ok:
             self.samples.setdefault(key, []).append(float(fields["ops_per_s"]))
+            self.by_repeat.setdefault(key, {})[repeat] = float(fields["ops_per_s"])
             self.ns.setdefault(key, []).append(float(fields["ns_per_op"]))
         else:
             reason = _describe_rc(rc) if rc != 0 else "invariant failed (ok=0)"
@@ -246,7 +248,7 @@ def run_suite(root, cases, configs, threads, repeats, seconds, cg_divisor, cg_co
                     rc, fields, err = run_once(root, case, config,
                                                ["--threads", str(thr)] + extra, timeout)
                     key = (case.name, thr, config.name)
-                    if not res.add(key, fields, rc, err):
+                    if not res.add(key, fields, rc, err, rep):
                         log(f"  FAILED {case.name} threads={thr} {config.name}: "
                             f"{res.failures[key][-1]}")
                     raw.append({"repeat": rep + 1, "suite": case.suite, "case": case.name,

@@ -8,6 +8,8 @@ import math
 import os
 import subprocess
 
+from .bench_overhead import overhead_section
+
 def fmt_rate(x):
     if x is None:
         return "-"
@@ -193,6 +195,7 @@ def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
         L.append("")
         L += gt
         L.append("")
+    L += overhead_section(res, cases, configs, threads, geomean, fmt_ratio)
     L.append("## Throughput")
     L.append("")
     L.append("Each cell: median ops/s (ratio to mutex, ratio to libitm). Min and max of the "
