@@ -7,27 +7,26 @@
  * by the ABI, so they are restored too. Layout: struct tm_jmpbuf in core/tx.h; every offset and
  * constant used here is in core/tx_layout.h, checked against the C definitions there.
  *
- * Three paths, cheapest first:
+ * The paths, cheapest first:
  *  - Biased (the process's only transacting thread, an outermost transaction that cannot
  *    cancel and has GCC's uninstrumented code path, ids left): the transaction can never roll
- *    back, so no register is saved, only the return address (the statistics' site). This is tm_begin_outer's biased path
- *    (core/begin.c) with its checks and stores done here, the bias entry included (core/bias.c:
- *    a plain store of shared_ts, then tm_bias_multi read again; with membarrier the revoker's
- *    barrier orders the two, and without it tm_bias_asymmetric is false and we take the C
- *    path, whose store is seq_cst). With statistics on, tm_begin_biased_stats counts it. It is
- *    ~20 instructions shorter than saving the registers
- *    and calling tm_begin_outer: an empty transaction at one thread is ~10% cheaper.
- *  - Serial (the same, but other threads transact and adaptive runs serially): nothing saved
- *    either; a compare-and-swap takes the serial lock as tm_serial_trylock_fast does
- *    (core/serial_fast.h), and tm_begin_serial_c or _locked (core/begin.c) take over, by tail
- *    call, when it is held, statistics are on, or the serial mode ended. When it is not on (a speculative mode, or another
- *    algorithm), the registers are saved and we go straight to tm_begin_outer_general: the
- *    checks of tm_begin_outer would fail again (11 instructions of a 2-thread empty gl_wt
- *    transaction's 283).
- *  - Outermost of a thread that has a descriptor: the registers go straight into tx->jb0
- *    (offset 0 of the descriptor) and we tail-call tm_begin_outer(properties, tx), which
- *    returns directly to the transaction's code. The two control words are not stored here:
- *    tm_begin_outer_general (core/begin.c) stores them for the attempts that can roll back.
+ *    back, so no register is saved, only the return address (the statistics' site). This is
+ *    tm_begin_outer's biased path (core/begin.c) done here, the bias entry included
+ *    (core/bias.c: a plain store of shared_ts, then tm_bias_multi read again; with membarrier
+ *    the revoker's barrier orders the two, and without it tm_bias_asymmetric is false and we
+ *    take the C path, whose store is seq_cst). 90 instructions per empty transaction against
+ *    113 through tm_begin_outer (callgrind; the mutex build: 78).
+ *  - Serial (the same, but other threads transact and adaptive runs serially, excluding
+ *    readers): nothing saved either; one compare-and-swap takes the serial lock, as
+ *    tm_serial_trylock_fast does (core/serial_fast.h). tm_begin_serial_c or _locked
+ *    (core/begin.c) take over by tail call when the lock is held or the serial mode ended.
+ *    With statistics on, both count the attempt whole (TM_STATS_WHOLE below).
+ *  - Other threads in a speculative mode (or another algorithm): the registers go into
+ *    tx->jb0 and we go straight to tm_begin_outer_general, whose attempts can roll back and
+ *    which stores the two control words (tm_begin_outer's checks would only fail again).
+ *  - Any other outermost transaction of a thread that has a descriptor: the registers go into
+ *    tx->jb0 (offset 0 of the descriptor) and we tail-call tm_begin_outer(properties, tx),
+ *    which returns directly to the transaction's code.
  *  - Otherwise (first transaction of a thread, nested) the buffer is built on our own frame
  *    and tm_begin(properties, &jb) copies it.
  */
@@ -71,6 +70,25 @@
         movq    $1, TM_TX_IRREVOCABLE_CPS(\tx)
 .endm
 
+/* An attempt that cannot abort, counted whole for the statistics (stats/stats.h:
+ * tm_stats_attempt_whole) with one increment of the site's `field`, when its site is the
+ * thread's last one and its sampling countdown has not run out; otherwise (countdown restored)
+ * by `cfunc`(tx), by tail call. Returns the action bits. */
+.macro TM_STATS_WHOLE tx, field, cfunc
+        movq    TM_TX_JB0_PC(\tx), %rdx
+        cmpq    %rdx, TM_TX_STATS_L0_PC(\tx)
+        jne     1f
+        movq    TM_TX_STATS_L0(\tx), %rdx
+        subl    $1, TM_SITE_T_LEFT(%rdx)
+        jle     2f
+        addq    $1, \field(%rdx)
+        movl    $TM_A_UNINSTRUMENTED, %eax
+        ret
+2:      addl    $1, TM_SITE_T_LEFT(%rdx)  /* to be timed: the C path counts down itself */
+1:      movq    \tx, %rdi
+        jmp     \cfunc
+.endm
+
         .text
 
         .globl  _ITM_beginTransaction
@@ -105,9 +123,8 @@ _ITM_beginTransaction:
         jne     .Lstats
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
-.Lstats:                                /* count the attempt whole (core/begin.c) */
-        movq    %rax, %rdi
-        jmp     tm_begin_biased_stats
+.Lstats:
+        TM_STATS_WHOLE %rax, TM_SITE_FAST, tm_begin_biased_stats
 .Lunbias:                               /* a second thread is revoking the bias */
         movq    $-1, TM_TX_SHARED_TS(%rax)  /* TM_TS_INACTIVE (release: a plain x86 store) */
         jmp     .Lsave
@@ -115,8 +132,6 @@ _ITM_beginTransaction:
         cmpl    $0, tm_serial_excl(%rip)
         je      .Lgeneral               /* a speculative mode (relaxed: rechecked under the lock) */
         movq    %rax, %rsi              /* adaptive's serial mode: tm_serial_trylock_fast */
-        cmpb    $0, tm_stats_on(%rip)
-        jne     tm_begin_serial_c       /* statistics: the C version counts the attempt */
         xorl    %eax, %eax
         movl    $1, %edx
         lock cmpxchgl %edx, tm_serial_line(%rip) /* .w, at offset 0; seq_cst as in serial_fast.h */
@@ -124,8 +139,12 @@ _ITM_beginTransaction:
         cmpl    $0, tm_serial_excl(%rip)  /* relaxed: written only by lock holders */
         je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
         TM_OUTER_INIT %rsi, TM_F_SERIAL_IRREVOCABLE
+        cmpb    $0, tm_stats_on(%rip)
+        jne     .Lstats_serial
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
+.Lstats_serial:
+        TM_STATS_WHOLE %rsi, TM_SITE_FAST_SERIAL, tm_begin_serial_stats
 .Lgeneral:                              /* cannot be biased: straight to the general begin */
         TM_SAVE_JB0
         jmp     tm_begin_outer_general

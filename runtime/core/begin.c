@@ -144,7 +144,9 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, t
     return tm_begin_serial_excl(prop, tx);
 }
 
-/* checkpoint.S's biased path with statistics on: only jb0.pc, the site, was saved. */
+/* checkpoint.S's biased and serial paths with statistics on, when the attempt is not the
+ * thread's last site or is to be timed (TM_STATS_WHOLE counts the others itself). Only jb0.pc,
+ * the site, was saved. */
 TM_HIDDEN uint32_t tm_begin_biased_stats(tm_tx *tx);
 uint32_t tm_begin_biased_stats(tm_tx *tx)
 {
@@ -152,9 +154,16 @@ uint32_t tm_begin_biased_stats(tm_tx *tx)
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
+TM_HIDDEN uint32_t tm_begin_serial_stats(tm_tx *tx);
+uint32_t tm_begin_serial_stats(tm_tx *tx)
+{
+    tm_stats_attempt_whole(tx, true);
+    return a_runUninstrumentedCode | a_saveLiveVariables;
+}
+
 /* checkpoint.S's serial path, before it saved any register but the return address (jb0.pc,
  * the statistics' site; nothing reads the rest for an attempt that cannot roll back), when its
- * own compare-and-swap cannot take the lock (held, or statistics on). Waits if it must; drains
+ * own compare-and-swap cannot take the lock. Waits if it must; drains
  * the readers if the serial mode ended meanwhile (tm_serial_trylock_fast, tm_serial_acquire).
  * Saving the registers and going through tm_begin_outer for such an attempt cost ~15
  * instructions of a serial transaction's ~125 (counter at 2 threads, callgrind). */

@@ -198,6 +198,8 @@ TM_LAYOUT_IS(eh_saved, TM_TX_EH_SAVED);
 TM_LAYOUT_IS(n_cps, TM_TX_N_CPS);
 TM_LAYOUT_IS(irrevocable_cps, TM_TX_IRREVOCABLE_CPS);
 TM_LAYOUT_IS(shared_ts, TM_TX_SHARED_TS);
+TM_LAYOUT_IS(stats_l0_pc, TM_TX_STATS_L0_PC);
+TM_LAYOUT_IS(stats_l0, TM_TX_STATS_L0);
 #undef TM_LAYOUT_IS
 _Static_assert(sizeof(tm_jmpbuf) == 72, "checkpoint.S layout of tm_jmpbuf");
 _Static_assert(sizeof(_ITM_transactionId_t) == 4 && sizeof(size_t) == 8, "checkpoint.S sizes");

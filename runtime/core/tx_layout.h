@@ -1,6 +1,7 @@
-/* Offsets and constants shared by the descriptor (tx.h) and abi/checkpoint.S, which is
- * preprocessed but not compiled as C. tx.h checks every value here with a static assertion, so
- * a change of layout that forgets this file fails the build instead of corrupting descriptors.
+/* Offsets and constants shared by the descriptor (tx.h), the statistics' site (stats/stats.h)
+ * and abi/checkpoint.S, which is preprocessed but not compiled as C. tx.h and stats.h check
+ * every value here with a static assertion, so a change of layout that forgets this file fails
+ * the build instead of corrupting descriptors.
  */
 #ifndef TMKIT_TX_LAYOUT_H
 #define TMKIT_TX_LAYOUT_H
@@ -21,6 +22,13 @@
 #define TM_TX_N_CPS 104
 #define TM_TX_IRREVOCABLE_CPS 112
 #define TM_TX_SHARED_TS 768 /* its own cache line, read by other threads */
+#define TM_TX_STATS_L0_PC 432 /* the site of the thread's last attempt (stats.h) */
+#define TM_TX_STATS_L0 440
+
+/* struct tm_site (stats/stats.h): what an attempt counted whole at its start touches. */
+#define TM_SITE_FAST 256
+#define TM_SITE_FAST_SERIAL 264
+#define TM_SITE_T_LEFT 272
 
 #define TM_TCB_WORD 0x50 /* the TCB word holding the thread's descriptor (tx.h) */
 

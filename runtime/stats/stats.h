@@ -67,6 +67,13 @@ typedef struct tm_site {
     uint64_t t_avg;    /* moving average of the timed attempts' cycles */
 } tm_site;
 
+/* abi/checkpoint.S counts whole attempts itself (core/tx_layout.h). */
+_Static_assert(offsetof(tm_site, fast) == TM_SITE_FAST, "tx_layout.h: offset of fast");
+_Static_assert(offsetof(tm_site, fast_serial) == TM_SITE_FAST_SERIAL, "tx_layout.h: fast_serial");
+_Static_assert(offsetof(tm_site, t_left) == TM_SITE_T_LEFT, "tx_layout.h: offset of t_left");
+_Static_assert(sizeof(((tm_site *)0)->t_left) == 4 && sizeof(((tm_site *)0)->fast) == 8,
+               "checkpoint.S operand sizes");
+
 #define TM_SITES 256 /* per table; sites beyond are counted under pc 1 ("other sites") */
 #define TM_STATS_NO_OBJ 0xffffffffu
 
