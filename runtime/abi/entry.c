@@ -5,9 +5,9 @@
 #include "../stats/stats.h"
 
 /* The serial commit's unlock found sleepers: wake them, then count the commit. */
-static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t wake)
+static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t old)
 {
-    tm_serial_wake(wake & 0x7fffffffu);
+    tm_serial_wake(old);
     tm_cm_count(tx);
 }
 
@@ -19,9 +19,9 @@ static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
     tx->nesting = 0;
     tx->n_cps = 0;
     tx->flags = 0;
-    uint32_t wake = tm_serial_unlock_nowake();
-    if (TM_UNLIKELY(wake)) {
-        tm_commit_serial_wake(tx, wake);
+    uint32_t old;
+    if (TM_UNLIKELY(tm_serial_unlock_nowake(&old))) {
+        tm_commit_serial_wake(tx, old);
         return;
     }
     tm_cm_count(tx); /* for adaptive; counts (harmlessly) under serialirr too */

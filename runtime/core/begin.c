@@ -119,20 +119,27 @@ __attribute__((noinline)) uint32_t tm_begin_outer_general(uint32_t prop, tm_tx *
     return tm_attempt_start(tx) | a_saveLiveVariables;
 }
 
+/* The rest of a serial start once the lock is held and readers are drained or excluded: the
+ * attempt runs GCC's uninstrumented code and never rolls back, so it is counted whole. */
+static inline __attribute__((always_inline)) uint32_t tm_begin_serial_held(tm_tx *tx)
+{
+    tx->flags |= TM_F_IRREVOCABLE;
+    tx->irrevocable_cps = 1; /* the descriptor is in direct mode between transactions */
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_attempt_whole(tx, true);
+    return a_runUninstrumentedCode | a_saveLiveVariables;
+}
+
 /* The exclusive start of adaptive's serial mode: readers are excluded, so the serial lock
  * alone, with no drain, makes this transaction exclusive, as the program's mutex did
- * (core/serial.c). The attempt never rolls back. */
+ * (core/serial.c); if the mode ended meanwhile, the lock's acquisition drains them. */
 static inline __attribute__((always_inline)) uint32_t tm_begin_serial_excl(uint32_t prop,
                                                                           tm_tx *tx)
 {
     tm_outer_init(tx, prop);
     if (!tm_serial_trylock_fast(tx))
         tm_serial_acquire(tx); /* waits, and times the wait for the statistics */
-    tx->flags |= TM_F_IRREVOCABLE;
-    tx->irrevocable_cps = 1; /* the descriptor is in direct mode between transactions */
-    if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt_whole(tx, true);
-    return a_runUninstrumentedCode | a_saveLiveVariables;
+    return tm_begin_serial_held(tx);
 }
 
 /* The second fast path (same preconditions as the biased one). Out of line so the biased path
@@ -180,9 +187,7 @@ uint32_t tm_begin_serial_locked(uint32_t prop, tm_tx *tx)
 {
     tm_outer_init(tx, prop);
     tm_serial_locked(tx); /* drains unless excluded; sets TM_F_SERIAL */
-    tx->flags |= TM_F_IRREVOCABLE;
-    tx->irrevocable_cps = 1;
-    return a_runUninstrumentedCode | a_saveLiveVariables;
+    return tm_begin_serial_held(tx); /* counted for the statistics like the others (it was not) */
 }
 
 /* Outermost begin; tx->jb0 already holds the checkpoint (written by checkpoint.S). Every call

@@ -31,23 +31,22 @@ static inline bool tm_serial_trylock_fast(tm_tx *tx)
     return true;
 }
 
-/* Releases the serial lock; returns the word's old value if sleepers need waking (pass it to
- * tm_serial_wake), else 0. Split so a caller can move the wake out of its fast path. */
-static inline uint32_t tm_serial_unlock_nowake(void)
+/* Releases the serial lock; true if sleepers need waking: then pass *old, the word's value
+ * before the unlock, to tm_serial_wake. Split so a caller can move the wake out of its fast
+ * path. */
+static inline bool tm_serial_unlock_nowake(uint32_t *old)
 {
     /* seq_cst (a release at least: the serial transaction's writes happen-before whoever sees
      * the word free): also the unlock's half of the sleeping-reader handshake (serial.c). */
-    uint32_t old = atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst);
-    if (TM_UNLIKELY(old == 2 || atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst)))
-        return old | 0x80000000u; /* nonzero even when the word was 1 */
-    return 0;
+    *old = atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst);
+    return *old == 2 || atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst);
 }
 
 static inline void tm_serial_unlock_fast(void)
 {
-    uint32_t wake = tm_serial_unlock_nowake();
-    if (TM_UNLIKELY(wake))
-        tm_serial_wake(wake & 0x7fffffffu);
+    uint32_t old;
+    if (TM_UNLIKELY(tm_serial_unlock_nowake(&old)))
+        tm_serial_wake(old);
 }
 
 /* One more commit of this descriptor, for adaptive's measurement (cm.c). */
