@@ -19,18 +19,19 @@ def paired_ratio(res, key, base_config):
     return statistics.median(ratios) if ratios else None
 
 
-def overhead_section(res, cases, configs, threads, geomean, fmt_ratio):
+def overhead_section(res, cases, configs, threads):
     """Markdown lines for the +stats configuration against its base, or [] if there is none."""
+    from .bench_report import fmt_ratio, geomean, section_head  # it imports this module
     stats = next((c.name for c in configs if c.name.endswith("+stats")), None)
     if not stats:
         return []
     base = stats[: -len("+stats")]
-    L = [f"## Statistics overhead: {stats} / {base}", "",
-         "Per case: the median over repeats of the paired ratio (each repeat's run with "
-         "statistics divided by the same repeat's run without; below 1 = slower with them), "
-         "and the instructions they add per operation at 1 thread (callgrind).", "",
-         "| case | " + " | ".join(f"{thr} thr" for thr in threads) + " | added instructions |",
-         "|---|" + "---:|" * (len(threads) + 1)]
+    L = section_head(f"Statistics overhead: {stats} / {base}",
+                     "Per case: the median over repeats of the paired ratio (each repeat's run "
+                     "with statistics divided by the same repeat's run without; below 1 = "
+                     "slower with them), and the instructions they add per operation at 1 "
+                     "thread (callgrind).",
+                     ["case"] + [f"{thr} thr" for thr in threads] + ["added instructions"])
     cols = {thr: [] for thr in threads}
     for case in cases:
         cells = []

@@ -28,6 +28,13 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def section_head(title, text, columns):
+    """A summary section's first lines: title, text, and the head of its table (the first
+    column left-aligned, the others right-aligned)."""
+    return [f"## {title}", "", text, "",
+            "| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
+
+
 def write_csv(path, rows, fields):
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
@@ -195,14 +202,11 @@ def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
         L.append("")
         L += gt
         L.append("")
-    L += overhead_section(res, cases, configs, threads, geomean, fmt_ratio)
-    L.append("## Throughput")
-    L.append("")
-    L.append("Each cell: median ops/s (ratio to mutex, ratio to libitm). Min and max of the "
-             "repeats are in results.csv.")
-    L.append("")
-    L.append("| case | thr | " + " | ".join(c.name for c in configs) + " |")
-    L.append("|---|---:|" + "---:|" * len(configs))
+    L += overhead_section(res, cases, configs, threads)
+    L += section_head("Throughput",
+                      "Each cell: median ops/s (ratio to mutex, ratio to libitm). Min and max "
+                      "of the repeats are in results.csv.",
+                      ["case", "thr"] + [c.name for c in configs])
     for case in cases:
         for thr in threads:
             cells = []
@@ -220,13 +224,10 @@ def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
             L.append(f"| {case.name} | {thr} | " + " | ".join(cells) + " |")
     L.append("")
     if res.instr:
-        L.append("## Instructions per operation (1 thread, callgrind)")
-        L.append("")
-        L.append("Each cell: instructions per operation (ratio to mutex). Includes the driver's "
-                 "loop and key generation, the same in every configuration.")
-        L.append("")
-        L.append("| case | " + " | ".join(c.name for c in configs) + " |")
-        L.append("|---|" + "---:|" * len(configs))
+        L += section_head("Instructions per operation (1 thread, callgrind)",
+                          "Each cell: instructions per operation (ratio to mutex). Includes "
+                          "the driver's loop and key generation, the same in every "
+                          "configuration.", ["case"] + [c.name for c in configs])
         for case in cases:
             base = res.instr.get((case.name, "mutex"))
             cells = []
