@@ -70,21 +70,18 @@
         movq    $1, TM_TX_IRREVOCABLE_CPS(\tx)
 .endm
 
-/* An attempt that cannot abort, counted whole for the statistics (stats/stats.h:
- * tm_stats_attempt_whole) with one increment of the site's `field`, when its site is the
- * thread's last one and its sampling countdown has not run out; otherwise (countdown restored)
- * by `cfunc`(tx), by tail call. Returns the action bits. */
-.macro TM_STATS_WHOLE tx, field, cfunc
-        movq    TM_TX_JB0_PC(\tx), %rdx
-        cmpq    %rdx, TM_TX_STATS_L0_PC(\tx)
+/* An attempt that cannot abort, counted whole for the statistics by one decrement of the
+ * descriptor's batch (stats/stats.h: tm_stats_whole_load) when the batch is of its site (the
+ * return address, in %rdx) and its kind (`pcslot`: biased or serial) and not used up;
+ * otherwise (countdown restored) `cfunc`(tx) counts it, by tail call. Returns the action bits. */
+.macro TM_STATS_WHOLE tx, pcslot, cfunc
+        cmpq    %rdx, \pcslot(\tx)
         jne     1f
-        movq    TM_TX_STATS_L0(\tx), %rdx
-        subl    $1, TM_SITE_T_LEFT(%rdx)
+        subl    $1, TM_TX_STATS_W_LEFT(\tx)
         jle     2f
-        addq    $1, \field(%rdx)
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
-2:      addl    $1, TM_SITE_T_LEFT(%rdx)  /* to be timed: the C path counts down itself */
+2:      addl    $1, TM_TX_STATS_W_LEFT(\tx)  /* used up: the C path takes this attempt */
 1:      movq    \tx, %rdi
         jmp     \cfunc
 .endm
@@ -111,8 +108,8 @@ _ITM_beginTransaction:
         movl    TM_TX_ID_NEXT(%rax), %ecx
         cmpl    TM_TX_ID_END(%rax), %ecx
         je      .Lsave                  /* no ids left (and maybe no checkpoint stack) */
-        movq    (%rsp), %rdx            /* the return address: the statistics' site */
-        movq    %rdx, TM_TX_JB0_PC(%rax)
+        movq    (%rsp), %rdx            /* the return address: the statistics' site (kept */
+        movq    %rdx, TM_TX_JB0_PC(%rax) /* in %rdx for TM_STATS_WHOLE) */
         cmpl    $0, tm_bias_multi(%rip)   /* relaxed load: a first look, read again below */
         jne     .Lshared
         movq    $0, TM_TX_SHARED_TS(%rax) /* active (relaxed: see the comment above) */
@@ -124,7 +121,7 @@ _ITM_beginTransaction:
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
 .Lstats:
-        TM_STATS_WHOLE %rax, TM_SITE_FAST, tm_begin_biased_stats
+        TM_STATS_WHOLE %rax, TM_TX_STATS_WB_PC, tm_begin_biased_stats
 .Lunbias:                               /* a second thread is revoking the bias */
         movq    $-1, TM_TX_SHARED_TS(%rax)  /* TM_TS_INACTIVE (release: a plain x86 store) */
         jmp     .Lsave
@@ -133,8 +130,8 @@ _ITM_beginTransaction:
         je      .Lgeneral               /* a speculative mode (relaxed: rechecked under the lock) */
         movq    %rax, %rsi              /* adaptive's serial mode: tm_serial_trylock_fast */
         xorl    %eax, %eax
-        movl    $1, %edx
-        lock cmpxchgl %edx, tm_serial_line(%rip) /* .w, at offset 0; seq_cst as in serial_fast.h */
+        movl    $1, %r8d
+        lock cmpxchgl %r8d, tm_serial_line(%rip) /* .w, at offset 0; seq_cst as in serial_fast.h */
         jne     tm_begin_serial_c       /* held: the C version waits */
         cmpl    $0, tm_serial_excl(%rip)  /* relaxed: written only by lock holders */
         je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
@@ -144,7 +141,7 @@ _ITM_beginTransaction:
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
 .Lstats_serial:
-        TM_STATS_WHOLE %rsi, TM_SITE_FAST_SERIAL, tm_begin_serial_stats
+        TM_STATS_WHOLE %rsi, TM_TX_STATS_WS_PC, tm_begin_serial_stats
 .Lgeneral:                              /* cannot be biased: straight to the general begin */
         TM_SAVE_JB0
         jmp     tm_begin_outer_general

@@ -151,13 +151,14 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, t
     return tm_begin_serial_excl(prop, tx);
 }
 
-/* checkpoint.S's biased and serial paths with statistics on, when the attempt is not the
- * thread's last site or is to be timed (TM_STATS_WHOLE counts the others itself). Only jb0.pc,
- * the site, was saved. */
+/* checkpoint.S's biased and serial paths with statistics on, when the attempt is not in the
+ * descriptor's batch (another site or kind, or the batch is used up: TM_STATS_WHOLE counts the
+ * others itself); they start the next batch. Only jb0.pc, the site, was saved. */
 TM_HIDDEN uint32_t tm_begin_biased_stats(tm_tx *tx);
 uint32_t tm_begin_biased_stats(tm_tx *tx)
 {
     tm_stats_attempt_whole(tx, false);
+    tm_stats_whole_load(tx, false); /* the next ones in a batch, if it can */
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
@@ -165,6 +166,7 @@ TM_HIDDEN uint32_t tm_begin_serial_stats(tm_tx *tx);
 uint32_t tm_begin_serial_stats(tm_tx *tx)
 {
     tm_stats_attempt_whole(tx, true);
+    tm_stats_whole_load(tx, true);
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 

@@ -21,14 +21,11 @@
 #define TM_TX_EH_SAVED 101
 #define TM_TX_N_CPS 104
 #define TM_TX_IRREVOCABLE_CPS 112
-#define TM_TX_SHARED_TS 768 /* its own cache line, read by other threads */
-#define TM_TX_STATS_L0_PC 432 /* the site of the thread's last attempt (stats.h) */
-#define TM_TX_STATS_L0 440
-
-/* struct tm_site (stats/stats.h): what an attempt counted whole at its start touches. */
-#define TM_SITE_FAST 256
-#define TM_SITE_FAST_SERIAL 264
-#define TM_SITE_T_LEFT 272
+/* The statistics' batch of whole attempts (stats/stats.h: tm_stats_whole_load), third line. */
+#define TM_TX_STATS_WB_PC 128 /* its site's pc if biased attempts are batched, else 0 */
+#define TM_TX_STATS_WS_PC 136 /* its site's pc if serial attempts are batched, else 0 */
+#define TM_TX_STATS_W_LEFT 144 /* attempts the batch can still take + 1 (int32) */
+#define TM_TX_SHARED_TS 832 /* its own cache line, read by other threads */
 
 #define TM_TCB_WORD 0x50 /* the TCB word holding the thread's descriptor (tx.h) */
 

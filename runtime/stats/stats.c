@@ -84,6 +84,47 @@ static tm_site *tm_stats_cached_site(tm_tx *tx, uintptr_t pc)
     return s;
 }
 
+int32_t tm_stats_whole_cap = INT32_MAX; /* TM_STATS_WHOLE_LIVE with a shared segment */
+
+/* The batch's attempts go to its site (stats.h). */
+void tm_stats_whole_fold(tm_tx *tx)
+{
+    tm_site *s = tx->stats_w_site;
+    int32_t used = tx->stats_w_start - tx->stats_w_left;
+    if (tx->stats_ws_pc)
+        s->fast_serial += (uint64_t)used;
+    else
+        s->fast += (uint64_t)used;
+    s->t_left -= used;
+    tx->stats_w_site = NULL;
+    tx->stats_wb_pc = tx->stats_ws_pc = 0;
+}
+
+/* After checkpoint.S's C path counted a whole attempt: if it was counted by its cached site
+ * and not timed, the site's next attempts go in a batch. Its size leaves the last attempt of
+ * the countdown to the C path, which times it. */
+void tm_stats_whole_load(tm_tx *tx, bool serial)
+{
+    uintptr_t pc = (uintptr_t)tx->jb0.pc;
+    tm_site *s = tx->stats_l0;
+    if (tx->stats_site || tx->stats_t0 || tx->stats_l0_pc != pc || s->t_left <= 1)
+        return;
+    int32_t n = s->t_left < tm_stats_whole_cap ? s->t_left : tm_stats_whole_cap;
+    tx->stats_w_site = s;
+    tx->stats_w_start = tx->stats_w_left = n;
+    tx->stats_wb_pc = serial ? 0 : pc;
+    tx->stats_ws_pc = serial ? pc : 0;
+}
+
+/* At the report: every descriptor's batch. Another thread may still be running one (a process
+ * exiting with threads alive); its last few counts may then be lost, as its running attempts
+ * are. */
+void tm_stats_whole_fold_all(void)
+{
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        tm_stats_whole_end(t);
+}
+
 /* `counted`: the inline path already counted this attempt down (its site was cached). */
 void tm_stats_attempt_slow(tm_tx *tx, bool serial, bool counted)
 {
@@ -235,6 +276,8 @@ void tm_stats_fork_child(void)
         memset(t->stats_cache_pc, 0, sizeof t->stats_cache_pc);
         t->stats_l0_pc = 0;
         t->stats_l0 = NULL;
+        t->stats_w_site = NULL; /* its batch's attempts are the parent's */
+        t->stats_wb_pc = t->stats_ws_pc = 0;
         t->stats_t0 = 0;
     }
 }

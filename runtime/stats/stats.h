@@ -67,13 +67,6 @@ typedef struct tm_site {
     uint64_t t_avg;    /* moving average of the timed attempts' cycles */
 } tm_site;
 
-/* abi/checkpoint.S counts whole attempts itself (core/tx_layout.h). */
-_Static_assert(offsetof(tm_site, fast) == TM_SITE_FAST, "tx_layout.h: offset of fast");
-_Static_assert(offsetof(tm_site, fast_serial) == TM_SITE_FAST_SERIAL, "tx_layout.h: fast_serial");
-_Static_assert(offsetof(tm_site, t_left) == TM_SITE_T_LEFT, "tx_layout.h: offset of t_left");
-_Static_assert(sizeof(((tm_site *)0)->t_left) == 4 && sizeof(((tm_site *)0)->fast) == 8,
-               "checkpoint.S operand sizes");
-
 #define TM_SITES 256 /* per table; sites beyond are counted under pc 1 ("other sites") */
 #define TM_STATS_NO_OBJ 0xffffffffu
 
@@ -209,8 +202,32 @@ static inline bool tm_stats_fast_site(tm_tx *tx, uintptr_t pc, tm_site **s, bool
     return TM_LIKELY(tm_stats_countdown(&(*s)->t_left));
 }
 
+/* Batches of whole attempts. checkpoint.S counts an attempt that cannot abort (biased, or
+ * adaptive's serial mode) with one decrement of tx->stats_w_left when its site is the batch's:
+ * the descriptor's third line, which the begin writes anyway, so the statistics add 4
+ * instructions and no cache line to such a transaction (counting into the site, 7 and one or
+ * two lines of the site: the empty transaction ran at 0.81-0.93x without statistics). The
+ * site learns the count when the batch is folded: when it runs out, before any other attempt
+ * of the thread is counted (the C paths; the batch holds part of the site's countdown, t_left,
+ * which they use), when the thread exits, and when the report is written. A batch holds at
+ * most the site's countdown, so the timed attempt comes when the stride says, and with a
+ * shared segment at most TM_STATS_WHOLE_LIVE attempts, so `tmkit stat` lags a thread's site
+ * by at most that many. */
+#define TM_STATS_WHOLE_LIVE 64
+extern int32_t tm_stats_whole_cap TM_HIDDEN; /* largest batch: TM_STATS_WHOLE_LIVE or INT32_MAX */
+TM_HIDDEN void tm_stats_whole_fold(tm_tx *tx);
+TM_HIDDEN void tm_stats_whole_load(tm_tx *tx, bool serial);
+TM_HIDDEN void tm_stats_whole_fold_all(void);
+
+static inline void tm_stats_whole_end(tm_tx *tx)
+{
+    if (TM_UNLIKELY(tx->stats_w_site != NULL))
+        tm_stats_whole_fold(tx);
+}
+
 static inline void tm_stats_attempt(tm_tx *tx, bool serial)
 {
+    tm_stats_whole_end(tx);
     /* stats_t0 is already 0 here: only a timed attempt sets it, and its commit or abort (slow
      * paths) clears it. */
     tm_site *s;
@@ -225,15 +242,17 @@ static inline void tm_stats_attempt(tm_tx *tx, bool serial)
     tm_stats_attempt_slow(tx, serial, counted);
 }
 
-/* An attempt of uninstrumented code that cannot abort, counted whole now with one increment:
- * a biased one (core/begin.c, tm_begin_outer: `fast`) or one of adaptive's serial mode under
- * the serial lock (tm_begin_outer_serial: `fast_serial`). It leaves stats_site NULL, so the
+/* An attempt of uninstrumented code that cannot abort, counted whole now with one increment
+ * (when checkpoint.S's batch did not take it): a biased one (core/begin.c, tm_begin_outer:
+ * `fast`) or one of adaptive's serial mode under the serial lock (tm_begin_outer_serial:
+ * `fast_serial`). It leaves stats_site NULL, so the
  * commit fast paths (abi/entry.c) have nothing to count and stay open: through tm_commit, stats
  * on added ~90 instructions to each serial-mode transaction (callgrind, shared counter at 2
  * threads, 2026-11-23). A timed attempt, or one whose site is not cached, takes the ordinary
  * path: stats_site set, counted at commit. */
 static inline void tm_stats_attempt_whole(tm_tx *tx, bool serial)
 {
+    tm_stats_whole_end(tx);
     tm_site *s;
     bool counted;
     if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {

@@ -168,6 +168,7 @@ __attribute__((destructor)) static void tm_stats_report(void)
     if (!tm_stats_on)
         return;
     tm_stats_on = false;
+    tm_stats_whole_fold_all(); /* before the shared blocks are marked exited */
     if (tm_stats_shm_on)
         tm_stats_shm_exit();
     if (!tm_stats_dest[0])

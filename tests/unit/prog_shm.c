@@ -2,7 +2,11 @@
  *   prog_shm fork N      parent and 3 children each run N transactions at SITE_WORK (2 threads
  *                        each, N/2 per thread) and check their own count; exit 0 if all did.
  *   prog_shm run FILE    runs transactions at SITE_WORK until FILE exists (at most 30 s), for
- *                        watching the counters grow from outside. */
+ *                        watching the counters grow from outside.
+ *   prog_shm forkmid N   the main thread runs N transactions at SITE_WORK alone, forks a child
+ *                        that runs N more (and exits normally), then runs N more itself.
+ *   prog_shm idle N FILE the main thread runs N transactions at SITE_WORK alone, then waits
+ *                        until FILE exists (at most 30 s): what the live view shows meanwhile. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +57,30 @@ int main(int argc, char **argv)
         }
         return bad;
     }
+    if (argc == 3 && strcmp(argv[1], "forkmid") == 0) {
+        long n = atol(argv[2]);
+        per_thread = n;
+        work(NULL);
+        pid_t kid = fork();
+        if (kid < 0)
+            return 2;
+        if (kid == 0) {
+            work(NULL);
+            exit(counter == 2 * n ? 0 : 1);
+        }
+        work(NULL);
+        int st;
+        return waitpid(kid, &st, 0) == kid && WIFEXITED(st) && !WEXITSTATUS(st) && counter == 2 * n
+                   ? 0 : 1;
+    }
+    if (argc == 4 && strcmp(argv[1], "idle") == 0) {
+        time_t end = time(NULL) + 30;
+        per_thread = atol(argv[2]);
+        work(NULL);
+        while (access(argv[3], F_OK) != 0 && time(NULL) < end)
+            usleep(10000);
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "run") == 0) {
         time_t end = time(NULL) + 30;
         per_thread = 1000;
@@ -61,6 +89,6 @@ int main(int argc, char **argv)
                 __transaction_atomic { counter++; }
         return 0;
     }
-    fprintf(stderr, "usage: prog_shm fork N | run STOPFILE\n");
+    fprintf(stderr, "usage: prog_shm fork N | run STOPFILE | forkmid N | idle N STOPFILE\n");
     return 2;
 }

@@ -68,6 +68,37 @@ expect_rc 0 env TMKIT_STATS_SHM=$name "$SHM_PROG" fork 2000
 "$DUMP" $name > "$d/snap.json"
 check "$d/snap.json" 8000 4
 
+# Batches of whole attempts (runtime/stats/stats.h): a child forked in the middle of one counts
+# none of the parent's attempts (shared segment and private files alike), and a thread that
+# stops transacting shows all but fewer than TM_STATS_WHOLE_LIVE (64) of its attempts live, and
+# all of them once it exits.
+expect_rc 0 env TMKIT_STATS_SHM=$name "$SHM_PROG" forkmid 3000
+"$DUMP" $name > "$d/snap.json"
+check "$d/snap.json" 9000 2
+expect_rc 0 env TMKIT_STATS="$d/fm.json" "$SHM_PROG" forkmid 3000
+python3 - "$d"/fm.json* <<'PY' || fail "forkmid profiles: $(ls "$d")"
+import json, sys
+parent, child = sys.argv[1], [p for p in sys.argv[2:] if p != sys.argv[1]]
+commits = lambda p: sum(s["commits"] for s in json.load(open(p))["sites"])
+assert len(child) == 1, child
+assert commits(parent) == 6000 and commits(child[0]) == 3000, (commits(parent), commits(child[0]))
+PY
+env TMKIT_STATS_SHM=$name "$SHM_PROG" idle 5000 "$d/stop2" & pid=$!
+i=0; until "$DUMP" $name > "$d/a.json" 2>/dev/null && grep -q "\"pid\": $pid" "$d/a.json"; do
+    i=$((i + 1)); [ $i -lt 100 ] || fail "the idle program never appeared"; sleep 0.1; done
+sleep 0.5
+"$DUMP" $name > "$d/a.json"
+touch "$d/stop2"; wait $pid || fail "idle program failed"
+"$DUMP" $name > "$d/b.json"
+python3 - "$d/a.json" "$d/b.json" $pid <<'PY' || fail "live lag of a batch: $(cat "$d/a.json")"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+pid = int(sys.argv[3])
+live = next(p for p in a["processes"] if p["pid"] == pid)["commits"]
+done = next(p for p in b["processes"] if p["pid"] == pid)["commits"]
+assert 5000 - 64 < live <= 5000 and done == 5000, (live, done)
+PY
+
 # tmkit run --live-name sets the variable; bad names are refused by the runtime and the CLI.
 expect_rc 0 "$ROOT/bin/tmkit" run --live-name $name -- "$SHM_PROG" fork 2000
 "$DUMP" $name > "$d/snap.json"
