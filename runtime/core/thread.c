@@ -80,7 +80,7 @@ static void tm_tx_release(void *arg)
             tm_bias_exit(tx);
         tx->nesting = 0;
     }
-    tm_stats_whole_end(tx); /* its batch's count to its site, for the live view */
+    tm_stats_whole_flush(tx); /* its batch's count to its site, for the live view */
     tm_tx_scrub(tx);
     tm_cur_set(NULL);
     tm_bias_thread_left();

@@ -100,14 +100,15 @@ void tm_stats_whole_fold(tm_tx *tx)
     tx->stats_wb_pc = tx->stats_ws_pc = 0;
 }
 
-/* After checkpoint.S's C path counted a whole attempt: if it was counted by its cached site
- * and not timed, the site's next attempts go in a batch. Its size leaves the last attempt of
- * the countdown to the C path, which times it. */
+/* After checkpoint.S's C path counted a whole attempt: if the thread has no batch and the
+ * attempt was counted by its cached site and not timed, the site's next attempts go in a
+ * batch. Its size leaves the last attempt of the countdown to the C path, which times it. */
 void tm_stats_whole_load(tm_tx *tx, bool serial)
 {
     uintptr_t pc = (uintptr_t)tx->jb0.pc;
     tm_site *s = tx->stats_l0;
-    if (tx->stats_site || tx->stats_t0 || tx->stats_l0_pc != pc || s->t_left <= 1)
+    if (tx->stats_w_site || tx->stats_site || tx->stats_t0 || tx->stats_l0_pc != pc ||
+        s->t_left <= 1)
         return;
     int32_t n = s->t_left < tm_stats_whole_cap ? s->t_left : tm_stats_whole_cap;
     tx->stats_w_site = s;
@@ -122,7 +123,7 @@ void tm_stats_whole_load(tm_tx *tx, bool serial)
 void tm_stats_whole_fold_all(void)
 {
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
-        tm_stats_whole_end(t);
+        tm_stats_whole_flush(t);
 }
 
 /* `counted`: the inline path already counted this attempt down (its site was cached). */

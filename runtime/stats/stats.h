@@ -206,28 +206,40 @@ static inline bool tm_stats_fast_site(tm_tx *tx, uintptr_t pc, tm_site **s, bool
  * adaptive's serial mode) with one decrement of tx->stats_w_left when its site is the batch's:
  * the descriptor's third line, which the begin writes anyway, so the statistics add 4
  * instructions and no cache line to such a transaction (counting into the site, 7 and one or
- * two lines of the site: the empty transaction ran at 0.81-0.93x without statistics). The
- * site learns the count when the batch is folded: when it runs out, before any other attempt
- * of the thread is counted (the C paths; the batch holds part of the site's countdown, t_left,
- * which they use), when the thread exits, and when the report is written. A batch holds at
- * most the site's countdown, so the timed attempt comes when the stride says, and with a
- * shared segment at most TM_STATS_WHOLE_LIVE attempts, so `tmkit stat` lags a thread's site
- * by at most that many. */
+ * two lines of the site: the empty transaction ran at 0.81-0.93x without statistics). A thread
+ * has one batch at a time; the C path starts one when it has none (tm_stats_whole_load), so
+ * sites that alternate do not trade it at every attempt (that cost 28 more instructions a
+ * transaction on list-256-u50 than counting each into its site). The site learns the count
+ * when the batch is folded: when it runs out, before another attempt of its site is counted
+ * by the C paths (the batch holds part of the site's countdown, t_left, which they use), when
+ * the thread exits, and when the report is written. A batch holds at most the site's
+ * countdown, so the timed attempt comes when the stride says, and with a shared segment at
+ * most TM_STATS_WHOLE_LIVE attempts, so `tmkit stat` lags a thread's site by at most that
+ * many. */
 #define TM_STATS_WHOLE_LIVE 64
 extern int32_t tm_stats_whole_cap TM_HIDDEN; /* largest batch: TM_STATS_WHOLE_LIVE or INT32_MAX */
 TM_HIDDEN void tm_stats_whole_fold(tm_tx *tx);
 TM_HIDDEN void tm_stats_whole_load(tm_tx *tx, bool serial);
 TM_HIDDEN void tm_stats_whole_fold_all(void);
 
-static inline void tm_stats_whole_end(tm_tx *tx)
+/* Before an attempt of site pc is counted in C: fold the batch if it is pc's. At most one of
+ * the two pcs is set, and pc is not 0. */
+static inline void tm_stats_whole_end(tm_tx *tx, uintptr_t pc)
 {
-    if (TM_UNLIKELY(tx->stats_w_site != NULL))
+    if (TM_UNLIKELY((tx->stats_wb_pc | tx->stats_ws_pc) == pc))
+        tm_stats_whole_fold(tx);
+}
+
+/* Whatever its site (thread exit, report). */
+static inline void tm_stats_whole_flush(tm_tx *tx)
+{
+    if (tx->stats_w_site)
         tm_stats_whole_fold(tx);
 }
 
 static inline void tm_stats_attempt(tm_tx *tx, bool serial)
 {
-    tm_stats_whole_end(tx);
+    tm_stats_whole_end(tx, (uintptr_t)tx->jb0.pc);
     /* stats_t0 is already 0 here: only a timed attempt sets it, and its commit or abort (slow
      * paths) clears it. */
     tm_site *s;
@@ -252,7 +264,7 @@ static inline void tm_stats_attempt(tm_tx *tx, bool serial)
  * path: stats_site set, counted at commit. */
 static inline void tm_stats_attempt_whole(tm_tx *tx, bool serial)
 {
-    tm_stats_whole_end(tx);
+    tm_stats_whole_end(tx, (uintptr_t)tx->jb0.pc);
     tm_site *s;
     bool counted;
     if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {
