@@ -35,4 +35,17 @@ r = paired_ratio(res, ("c", 1, "a+stats"), "a")
 assert abs(r - 0.95) < 1e-9, r  # pairs 0 and 1 only: 0.9 and 1.0
 assert paired_ratio(res, ("c", 2, "a+stats"), "a") is None
 PY
+# A run past its time limit is killed, and its threads' stacks are saved first (gdb) and named.
+PYTHONPATH="$ROOT/tools" python3 - <<'PY' || fail "run_limited"
+import os, shutil
+from tmkit_cli.hang import run_limited
+rc, out, err = run_limited(["sh", "-c", "echo x=1; exec sleep 30"], dict(os.environ), 1)
+assert rc is None and out == "x=1\n" and err.startswith("timeout after 1 s"), (rc, out, err)
+if shutil.which("gdb"):
+    path = err.split("thread stacks in ")[1]
+    text = open(path).read()
+    assert text.startswith("command: sh -c") and "sleep" in text, text
+    os.remove(path)
+assert run_limited(["sh", "-c", "echo y=2; exit 3"], dict(os.environ), 10)[:2] == (3, "y=2\n")
+PY
 echo "bench runner: ok"

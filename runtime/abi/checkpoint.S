@@ -70,18 +70,33 @@
         movq    $1, TM_TX_IRREVOCABLE_CPS(\tx)
 .endm
 
-/* An attempt that cannot abort, counted whole for the statistics by one decrement of the
- * descriptor's batch (stats/stats.h: tm_stats_whole_load) when the batch is of its site (the
- * return address, in %rdx) and its kind (`pcslot`: biased or serial) and not used up;
- * otherwise (countdown restored) `cfunc`(tx) counts it, by tail call. Returns the action bits. */
-.macro TM_STATS_WHOLE tx, pcslot, cfunc
+/* An attempt that cannot abort, counted whole for the statistics (stats/stats.h), the site
+ * being the return address (in %rdx): by one decrement of the descriptor's batch when the batch
+ * is of this site and kind (`pcslot`: biased or serial) and not used up; else by one increment
+ * of the site's `field` (and its countdown) when the thread has a batch (of another site or
+ * kind), the site is the last one it counted outside the batch and the site's countdown has
+ * not run out; otherwise (countdown restored) by
+ * `cfunc`(tx), by tail call. Returns the action bits. Clobbers %r9. */
+.macro TM_STATS_WHOLE tx, pcslot, field, cfunc
         cmpq    %rdx, \pcslot(\tx)
-        jne     1f
+        jne     3f
         subl    $1, TM_TX_STATS_W_LEFT(\tx)
         jle     2f
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
 2:      addl    $1, TM_TX_STATS_W_LEFT(\tx)  /* used up: the C path takes this attempt */
+        jmp     1f
+3:      cmpq    %rdx, TM_TX_STATS_L0_PC(\tx)
+        jne     1f
+        cmpq    $0, TM_TX_STATS_W_SITE(\tx)
+        je      1f                      /* no batch: the C path starts one */
+        movq    TM_TX_STATS_L0(\tx), %r9
+        subl    $1, TM_SITE_T_LEFT(%r9)
+        jle     4f
+        addq    $1, \field(%r9)
+        movl    $TM_A_UNINSTRUMENTED, %eax
+        ret
+4:      addl    $1, TM_SITE_T_LEFT(%r9)  /* to be timed: the C path counts down itself */
 1:      movq    \tx, %rdi
         jmp     \cfunc
 .endm
@@ -121,7 +136,7 @@ _ITM_beginTransaction:
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
 .Lstats:
-        TM_STATS_WHOLE %rax, TM_TX_STATS_WB_PC, tm_begin_biased_stats
+        TM_STATS_WHOLE %rax, TM_TX_STATS_WB_PC, TM_SITE_FAST, tm_begin_biased_stats
 .Lunbias:                               /* a second thread is revoking the bias */
         movq    $-1, TM_TX_SHARED_TS(%rax)  /* TM_TS_INACTIVE (release: a plain x86 store) */
         jmp     .Lsave
@@ -141,7 +156,7 @@ _ITM_beginTransaction:
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
 .Lstats_serial:
-        TM_STATS_WHOLE %rsi, TM_TX_STATS_WS_PC, tm_begin_serial_stats
+        TM_STATS_WHOLE %rsi, TM_TX_STATS_WS_PC, TM_SITE_FAST_SERIAL, tm_begin_serial_stats
 .Lgeneral:                              /* cannot be biased: straight to the general begin */
         TM_SAVE_JB0
         jmp     tm_begin_outer_general

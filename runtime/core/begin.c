@@ -158,7 +158,7 @@ TM_HIDDEN uint32_t tm_begin_biased_stats(tm_tx *tx);
 uint32_t tm_begin_biased_stats(tm_tx *tx)
 {
     tm_stats_attempt_whole(tx, false);
-    tm_stats_whole_load(tx, false); /* the next ones in a batch, if it can */
+    tm_stats_whole_maybe_load(tx, false); /* the next ones in a batch, if it should */
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
@@ -166,7 +166,7 @@ TM_HIDDEN uint32_t tm_begin_serial_stats(tm_tx *tx);
 uint32_t tm_begin_serial_stats(tm_tx *tx)
 {
     tm_stats_attempt_whole(tx, true);
-    tm_stats_whole_load(tx, true);
+    tm_stats_whole_maybe_load(tx, true);
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 

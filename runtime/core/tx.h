@@ -142,6 +142,7 @@ struct tm_tx {
     int32_t stats_w_left;               /* attempts it may still take, plus one */
     int32_t stats_w_start;              /* stats_w_left when loaded: the batch took the difference */
     struct tm_site *stats_w_site;       /* the batch's site, NULL: no batch */
+    uint32_t stats_w_miss;              /* whole attempts of other sites since it was loaded */
     uint64_t snapshot; /* algorithm's start time / sequence number */
     uint64_t owned;    /* algorithm scratch (e.g. gl_wt: holds the global lock) */
     void *algo_state;  /* algorithm-private allocation, freed with the descriptor's logs */
@@ -207,6 +208,9 @@ TM_LAYOUT_IS(shared_ts, TM_TX_SHARED_TS);
 TM_LAYOUT_IS(stats_wb_pc, TM_TX_STATS_WB_PC);
 TM_LAYOUT_IS(stats_ws_pc, TM_TX_STATS_WS_PC);
 TM_LAYOUT_IS(stats_w_left, TM_TX_STATS_W_LEFT);
+TM_LAYOUT_IS(stats_w_site, TM_TX_STATS_W_SITE);
+TM_LAYOUT_IS(stats_l0_pc, TM_TX_STATS_L0_PC);
+TM_LAYOUT_IS(stats_l0, TM_TX_STATS_L0);
 #undef TM_LAYOUT_IS
 _Static_assert(sizeof(tm_jmpbuf) == 72, "checkpoint.S layout of tm_jmpbuf");
 _Static_assert(sizeof(_ITM_transactionId_t) == 4 && sizeof(size_t) == 8, "checkpoint.S sizes");

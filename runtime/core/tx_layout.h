@@ -25,7 +25,15 @@
 #define TM_TX_STATS_WB_PC 128 /* its site's pc if biased attempts are batched, else 0 */
 #define TM_TX_STATS_WS_PC 136 /* its site's pc if serial attempts are batched, else 0 */
 #define TM_TX_STATS_W_LEFT 144 /* attempts the batch can still take + 1 (int32) */
+#define TM_TX_STATS_W_SITE 152 /* the batch's site, 0: no batch */
 #define TM_TX_SHARED_TS 832 /* its own cache line, read by other threads */
+#define TM_TX_STATS_L0_PC 472 /* the site of the thread's last attempt counted outside the batch */
+#define TM_TX_STATS_L0 480
+
+/* struct tm_site (stats/stats.h): what an attempt counted whole outside the batch touches. */
+#define TM_SITE_FAST 256
+#define TM_SITE_FAST_SERIAL 264
+#define TM_SITE_T_LEFT 272
 
 #define TM_TCB_WORD 0x50 /* the TCB word holding the thread's descriptor (tx.h) */
 

@@ -100,19 +100,26 @@ void tm_stats_whole_fold(tm_tx *tx)
     tx->stats_wb_pc = tx->stats_ws_pc = 0;
 }
 
-/* After checkpoint.S's C path counted a whole attempt: if the thread has no batch and the
- * attempt was counted by its cached site and not timed, the site's next attempts go in a
- * batch. Its size leaves the last attempt of the countdown to the C path, which times it. */
+/* After checkpoint.S's C path counted a whole attempt of a site not in the batch, when the
+ * thread has no batch or its batch's site runs less often (tm_stats_whole_maybe_load): if the
+ * attempt was counted by its cached site and not timed, the site's next attempts go in a new
+ * batch. A batch kept by whichever site loaded it left the
+ * lookups of rbtree-1024-u10 (90% of its attempts) on the C path for a whole stride when an
+ * update loaded it (+23 instructions a transaction against +11 without batches); replaced at
+ * every miss, two alternating sites traded it at every attempt (+43 on list-256-u50). The
+ * batch's size leaves the last attempt of the countdown to the C path, which times it. */
 void tm_stats_whole_load(tm_tx *tx, bool serial)
 {
     uintptr_t pc = (uintptr_t)tx->jb0.pc;
     tm_site *s = tx->stats_l0;
-    if (tx->stats_w_site || tx->stats_site || tx->stats_t0 || tx->stats_l0_pc != pc ||
-        s->t_left <= 1)
+    if (tx->stats_site || tx->stats_t0 || tx->stats_l0_pc != pc || s->t_left <= 1)
         return;
+    if (tx->stats_w_site)
+        tm_stats_whole_fold(tx);
     int32_t n = s->t_left < tm_stats_whole_cap ? s->t_left : tm_stats_whole_cap;
     tx->stats_w_site = s;
     tx->stats_w_start = tx->stats_w_left = n;
+    tx->stats_w_miss = 0;
     tx->stats_wb_pc = serial ? 0 : pc;
     tx->stats_ws_pc = serial ? pc : 0;
 }

@@ -67,6 +67,13 @@ typedef struct tm_site {
     uint64_t t_avg;    /* moving average of the timed attempts' cycles */
 } tm_site;
 
+/* abi/checkpoint.S counts whole attempts outside the batch into the site (core/tx_layout.h). */
+_Static_assert(offsetof(tm_site, fast) == TM_SITE_FAST, "tx_layout.h: offset of fast");
+_Static_assert(offsetof(tm_site, fast_serial) == TM_SITE_FAST_SERIAL, "tx_layout.h: fast_serial");
+_Static_assert(offsetof(tm_site, t_left) == TM_SITE_T_LEFT, "tx_layout.h: offset of t_left");
+_Static_assert(sizeof(((tm_site *)0)->t_left) == 4 && sizeof(((tm_site *)0)->fast) == 8,
+               "checkpoint.S operand sizes");
+
 #define TM_SITES 256 /* per table; sites beyond are counted under pc 1 ("other sites") */
 #define TM_STATS_NO_OBJ 0xffffffffu
 
@@ -207,9 +214,8 @@ static inline bool tm_stats_fast_site(tm_tx *tx, uintptr_t pc, tm_site **s, bool
  * the descriptor's third line, which the begin writes anyway, so the statistics add 4
  * instructions and no cache line to such a transaction (counting into the site, 7 and one or
  * two lines of the site: the empty transaction ran at 0.81-0.93x without statistics). A thread
- * has one batch at a time; the C path starts one when it has none (tm_stats_whole_load), so
- * sites that alternate do not trade it at every attempt (that cost 28 more instructions a
- * transaction on list-256-u50 than counting each into its site). The site learns the count
+ * has one batch at a time, started by the C path when it has none or when the batch's site
+ * runs less often than another (tm_stats_whole_load). The site learns the count
  * when the batch is folded: when it runs out, before another attempt of its site is counted
  * by the C paths (the batch holds part of the site's countdown, t_left, which they use), when
  * the thread exits, and when the report is written. A batch holds at most the site's
@@ -228,6 +234,18 @@ static inline void tm_stats_whole_end(tm_tx *tx, uintptr_t pc)
 {
     if (TM_UNLIKELY((tx->stats_wb_pc | tx->stats_ws_pc) == pc))
         tm_stats_whole_fold(tx);
+}
+
+/* After checkpoint.S's C path counted a whole attempt (core/begin.c): start a batch if the
+ * thread has none, or replace one whose site missed (attempts of other sites on this path)
+ * more than twice as often as it counted, plus 8. Inline: a third of the attempts of three
+ * alternating sites come here. */
+static inline void tm_stats_whole_maybe_load(tm_tx *tx, bool serial)
+{
+    if (TM_LIKELY(tx->stats_w_site != NULL) &&
+        ++tx->stats_w_miss <= 2 * (uint32_t)(tx->stats_w_start - tx->stats_w_left) + 8)
+        return;
+    tm_stats_whole_load(tx, serial);
 }
 
 /* Whatever its site (thread exit, report). */

@@ -26,6 +26,7 @@ import time
 from collections import namedtuple
 
 from . import paths
+from .hang import run_limited
 from .bench_report import (RAW_FIELDS, RESULT_FIELDS, goals, goals_table, make_plots,
                            result_rows, update_readme, write_csv, write_summary)
 
@@ -124,13 +125,9 @@ def run_once(root, case, config, extra_args, timeout):
     exe = os.path.join(paths.bindir(root), f"{case.prog}-{config.build}")
     cmd = [exe] + case.args + extra_args
     env = dict(_base_env(), **config.env)
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, {}, "timeout"
-    fields = parse_line(p.stdout)
-    err = p.stderr.strip().splitlines()
-    return p.returncode, fields, err[-1] if err else ""
+    rc, out, err = run_limited(cmd, env, timeout)
+    err = err.strip().splitlines()
+    return rc, parse_line(out), err[-1] if err else ""
 
 
 def callgrind_instr(root, case, config, ops, timeout=600):
