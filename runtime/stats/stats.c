@@ -103,11 +103,11 @@ void tm_stats_whole_fold(tm_tx *tx)
 /* After checkpoint.S's C path counted a whole attempt of a site not in the batch, when the
  * thread has no batch or its batch's site runs less often (tm_stats_whole_maybe_load): if the
  * attempt was counted by its cached site and not timed, the site's next attempts go in a new
- * batch. A batch kept by whichever site loaded it left the
- * lookups of rbtree-1024-u10 (90% of its attempts) on the C path for a whole stride when an
- * update loaded it (+23 instructions a transaction against +11 without batches); replaced at
- * every miss, two alternating sites traded it at every attempt (+43 on list-256-u50). The
- * batch's size leaves the last attempt of the countdown to the C path, which times it. */
+ * batch. A batch kept by whichever site loaded it left the lookups of rbtree-1024-u10 (90% of
+ * its attempts) on the C path for a whole stride when an update loaded it (+23 instructions a
+ * transaction against +11 without batches); replaced at every miss, two alternating sites
+ * traded it at every attempt (+43 on list-256-u50). The batch's size leaves the last attempt
+ * of the countdown to the C path, which times it. */
 void tm_stats_whole_load(tm_tx *tx, bool serial)
 {
     uintptr_t pc = (uintptr_t)tx->jb0.pc;
