@@ -67,18 +67,21 @@
         movl    $0, TM_TX_RETRIES(\tx)
         movb    $0, TM_TX_EH_SAVED(\tx)
         movq    $1, TM_TX_N_CPS(\tx)
-        movq    $1, TM_TX_IRREVOCABLE_CPS(\tx)
+        movl    $1, TM_TX_IRREVOCABLE_CPS(\tx)
 .endm
 
 /* An attempt that cannot abort, counted whole for the statistics (stats/stats.h), the site
  * being the return address (in %rdx): by one decrement of the descriptor's batch when the batch
- * is of this site and kind (`pcslot`: biased or serial) and not used up; else by one increment
- * of the site's `field` (and its countdown) when the thread has a batch (of another site or
- * kind), the site is the last one it counted outside the batch and the site's countdown has
- * not run out; otherwise (countdown restored) by
- * `cfunc`(tx), by tail call. Returns the action bits. Clobbers %r9. */
-.macro TM_STATS_WHOLE tx, pcslot, field, cfunc
-        cmpq    %rdx, \pcslot(\tx)
+ * is of this site and kind (`serial`: 1 for adaptive's serial mode, whose batch pc has bit 63
+ * set) and not used up; else by one increment of the site's `field` (and its countdown) when
+ * the thread has a batch (of another site or kind), the site is the last one it counted
+ * outside the batch and the site's countdown has not run out; otherwise (countdown restored)
+ * by `cfunc`(tx), by tail call. Returns the action bits. Clobbers %rdx and %r9. */
+.macro TM_STATS_WHOLE tx, serial, field, cfunc
+.if \serial
+        btsq    $TM_STATS_SERIAL_BIT, %rdx
+.endif
+        cmpq    %rdx, TM_TX_STATS_W_PC(\tx)
         jne     3f
         subl    $1, TM_TX_STATS_W_LEFT(\tx)
         jle     2f
@@ -86,9 +89,13 @@
         ret
 2:      addl    $1, TM_TX_STATS_W_LEFT(\tx)  /* used up: the C path takes this attempt */
         jmp     1f
-3:      cmpq    %rdx, TM_TX_STATS_L0_PC(\tx)
+3:
+.if \serial
+        btrq    $TM_STATS_SERIAL_BIT, %rdx
+.endif
+        cmpq    %rdx, TM_TX_STATS_L0_PC(\tx)
         jne     1f
-        cmpq    $0, TM_TX_STATS_W_SITE(\tx)
+        cmpq    $0, TM_TX_STATS_W_PC(\tx)
         je      1f                      /* no batch: the C path starts one */
         movq    TM_TX_STATS_L0(\tx), %r9
         subl    $1, TM_SITE_T_LEFT(%r9)
@@ -136,7 +143,7 @@ _ITM_beginTransaction:
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
 .Lstats:
-        TM_STATS_WHOLE %rax, TM_TX_STATS_WB_PC, TM_SITE_FAST, tm_begin_biased_stats
+        TM_STATS_WHOLE %rax, 0, TM_SITE_FAST, tm_begin_biased_stats
 .Lunbias:                               /* a second thread is revoking the bias */
         movq    $-1, TM_TX_SHARED_TS(%rax)  /* TM_TS_INACTIVE (release: a plain x86 store) */
         jmp     .Lsave
@@ -156,7 +163,7 @@ _ITM_beginTransaction:
         movl    $TM_A_UNINSTRUMENTED, %eax
         ret
 .Lstats_serial:
-        TM_STATS_WHOLE %rsi, TM_TX_STATS_WS_PC, TM_SITE_FAST_SERIAL, tm_begin_serial_stats
+        TM_STATS_WHOLE %rsi, 1, TM_SITE_FAST_SERIAL, tm_begin_serial_stats
 .Lgeneral:                              /* cannot be biased: straight to the general begin */
         TM_SAVE_JB0
         jmp     tm_begin_outer_general

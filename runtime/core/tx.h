@@ -134,15 +134,17 @@ struct tm_tx {
     uint8_t mode;  /* == disp->mode, cached for the barriers */
     bool eh_saved; /* uncaught_at_start holds the count at the transaction's start */
     size_t n_cps;
-    size_t irrevocable_cps; /* checkpoints that existed when it went irrevocable (uncancellable) */
-    const tm_dispatch *disp;
+    uint32_t irrevocable_cps; /* checkpoints that existed when it went irrevocable (uncancellable) */
     /* A batch of whole attempts of one site (stats/stats.h: tm_stats_whole_load), counted by
-     * checkpoint.S with one decrement in this line, which the begin writes anyway. */
-    uintptr_t stats_wb_pc, stats_ws_pc; /* the batch's site pc for biased / serial attempts */
-    int32_t stats_w_left;               /* attempts it may still take, plus one */
+     * checkpoint.S with one decrement in this line, which the begin writes anyway: on a third
+     * line, the statistics added a cache miss to every transaction of a workload that evicts
+     * the descriptor between transactions (hashset-262144-u10: 0.79x of stats off). */
+    int32_t stats_w_left; /* attempts it may still take, plus one */
+    uintptr_t stats_w_pc; /* the batch's site; bit 63 set: serial attempts; 0: no batch */
+    const tm_dispatch *disp;
     int32_t stats_w_start;              /* stats_w_left when loaded: the batch took the difference */
-    struct tm_site *stats_w_site;       /* the batch's site, NULL: no batch */
     uint32_t stats_w_miss;              /* whole attempts of other sites since it was loaded */
+    struct tm_site *stats_w_site;       /* the batch's site, NULL: no batch */
     uint64_t snapshot; /* algorithm's start time / sequence number */
     uint64_t owned;    /* algorithm scratch (e.g. gl_wt: holds the global lock) */
     void *algo_state;  /* algorithm-private allocation, freed with the descriptor's logs */
@@ -205,16 +207,15 @@ TM_LAYOUT_IS(eh_saved, TM_TX_EH_SAVED);
 TM_LAYOUT_IS(n_cps, TM_TX_N_CPS);
 TM_LAYOUT_IS(irrevocable_cps, TM_TX_IRREVOCABLE_CPS);
 TM_LAYOUT_IS(shared_ts, TM_TX_SHARED_TS);
-TM_LAYOUT_IS(stats_wb_pc, TM_TX_STATS_WB_PC);
-TM_LAYOUT_IS(stats_ws_pc, TM_TX_STATS_WS_PC);
+TM_LAYOUT_IS(stats_w_pc, TM_TX_STATS_W_PC);
 TM_LAYOUT_IS(stats_w_left, TM_TX_STATS_W_LEFT);
-TM_LAYOUT_IS(stats_w_site, TM_TX_STATS_W_SITE);
 TM_LAYOUT_IS(stats_l0_pc, TM_TX_STATS_L0_PC);
 TM_LAYOUT_IS(stats_l0, TM_TX_STATS_L0);
 #undef TM_LAYOUT_IS
 _Static_assert(sizeof(tm_jmpbuf) == 72, "checkpoint.S layout of tm_jmpbuf");
 _Static_assert(sizeof(_ITM_transactionId_t) == 4 && sizeof(size_t) == 8, "checkpoint.S sizes");
-_Static_assert(sizeof(((tm_tx *)0)->stats_w_left) == 4, "checkpoint.S operand size");
+_Static_assert(sizeof(((tm_tx *)0)->stats_w_left) == 4 &&
+               sizeof(((tm_tx *)0)->irrevocable_cps) == 4, "checkpoint.S operand sizes");
 _Static_assert(TM_PR_BIASED_NEEDS == (pr_hasNoAbort | pr_uninstrumentedCode), "tx_layout.h");
 _Static_assert(TM_A_UNINSTRUMENTED == (a_runUninstrumentedCode | a_saveLiveVariables), "tx_layout.h");
 _Static_assert(TM_F_BIASED_IRREVOCABLE == (TM_F_BIASED | TM_F_IRREVOCABLE), "tx_layout.h");

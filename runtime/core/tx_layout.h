@@ -20,15 +20,14 @@
 #define TM_TX_MODE 100
 #define TM_TX_EH_SAVED 101
 #define TM_TX_N_CPS 104
-#define TM_TX_IRREVOCABLE_CPS 112
-/* The statistics' batch of whole attempts (stats/stats.h: tm_stats_whole_load), third line. */
-#define TM_TX_STATS_WB_PC 128 /* its site's pc if biased attempts are batched, else 0 */
-#define TM_TX_STATS_WS_PC 136 /* its site's pc if serial attempts are batched, else 0 */
-#define TM_TX_STATS_W_LEFT 144 /* attempts the batch can still take + 1 (int32) */
-#define TM_TX_STATS_W_SITE 152 /* the batch's site, 0: no batch */
-#define TM_TX_SHARED_TS 832 /* its own cache line, read by other threads */
-#define TM_TX_STATS_L0_PC 472 /* the site of the thread's last attempt counted outside the batch */
-#define TM_TX_STATS_L0 480
+#define TM_TX_IRREVOCABLE_CPS 112 /* uint32 */
+/* The statistics' batch of whole attempts (stats/stats.h: tm_stats_whole_load). */
+#define TM_TX_STATS_W_LEFT 116 /* attempts the batch can still take + 1 (int32) */
+#define TM_TX_STATS_W_PC 120   /* its site's pc, bit 63 set for serial attempts; 0: none */
+#define TM_STATS_SERIAL_BIT 63
+#define TM_TX_SHARED_TS 768 /* its own cache line, read by other threads */
+#define TM_TX_STATS_L0_PC 456 /* the site of the thread's last attempt counted outside the batch */
+#define TM_TX_STATS_L0 464
 
 /* struct tm_site (stats/stats.h): what an attempt counted whole outside the batch touches. */
 #define TM_SITE_FAST 256

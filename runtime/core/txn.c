@@ -265,7 +265,7 @@ void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc)
      * never run (allocations made so far simply persist). */
     tm_set_disp(tx, &tm_disp_direct);
     tx->flags |= TM_F_IRREVOCABLE | ((tx->flags & TM_F_BIASED) ? 0 : TM_F_SERIAL);
-    tx->irrevocable_cps = tx->n_cps;
+    tx->irrevocable_cps = (uint32_t)tx->n_cps;
     tm_undo_reset(&tx->undo);
     tm_wset_reset(&tx->wset);
     tx->rset.n = 0;

@@ -91,13 +91,13 @@ void tm_stats_whole_fold(tm_tx *tx)
 {
     tm_site *s = tx->stats_w_site;
     int32_t used = tx->stats_w_start - tx->stats_w_left;
-    if (tx->stats_ws_pc)
+    if (tx->stats_w_pc & TM_STATS_W_SERIAL)
         s->fast_serial += (uint64_t)used;
     else
         s->fast += (uint64_t)used;
     s->t_left -= used;
     tx->stats_w_site = NULL;
-    tx->stats_wb_pc = tx->stats_ws_pc = 0;
+    tx->stats_w_pc = 0;
 }
 
 /* After checkpoint.S's C path counted a whole attempt of a site not in the batch, when the
@@ -120,8 +120,7 @@ void tm_stats_whole_load(tm_tx *tx, bool serial)
     tx->stats_w_site = s;
     tx->stats_w_start = tx->stats_w_left = n;
     tx->stats_w_miss = 0;
-    tx->stats_wb_pc = serial ? 0 : pc;
-    tx->stats_ws_pc = serial ? pc : 0;
+    tx->stats_w_pc = serial ? pc | TM_STATS_W_SERIAL : pc;
 }
 
 /* At the report: every descriptor's batch. Another thread may still be running one (a process
@@ -285,7 +284,7 @@ void tm_stats_fork_child(void)
         t->stats_l0_pc = 0;
         t->stats_l0 = NULL;
         t->stats_w_site = NULL; /* its batch's attempts are the parent's */
-        t->stats_wb_pc = t->stats_ws_pc = 0;
+        t->stats_w_pc = 0;
         t->stats_t0 = 0;
     }
 }

@@ -211,8 +211,8 @@ static inline bool tm_stats_fast_site(tm_tx *tx, uintptr_t pc, tm_site **s, bool
 
 /* Batches of whole attempts. checkpoint.S counts an attempt that cannot abort (biased, or
  * adaptive's serial mode) with one decrement of tx->stats_w_left when its site is the batch's:
- * the descriptor's third line, which the begin writes anyway, so the statistics add 4
- * instructions and no cache line to such a transaction (counting into the site, 7 and one or
+ * the descriptor's second line, which the begin writes anyway, so the statistics add 4
+ * instructions (5 in serial mode) and no cache line to such a transaction (counting into the site, 7 and one or
  * two lines of the site: the empty transaction ran at 0.81-0.93x without statistics). A thread
  * has one batch at a time, started by the C path when it has none or when the batch's site
  * runs less often than another (tm_stats_whole_load). The site learns the count
@@ -228,11 +228,13 @@ TM_HIDDEN void tm_stats_whole_fold(tm_tx *tx);
 TM_HIDDEN void tm_stats_whole_load(tm_tx *tx, bool serial);
 TM_HIDDEN void tm_stats_whole_fold_all(void);
 
-/* Before an attempt of site pc is counted in C: fold the batch if it is pc's. At most one of
- * the two pcs is set, and pc is not 0. */
+/* The batch pc's tag for serial attempts: user-space code addresses have bit 63 clear. */
+#define TM_STATS_W_SERIAL (1ull << TM_STATS_SERIAL_BIT)
+
+/* Before an attempt of site pc is counted in C: fold the batch if it is pc's (pc is not 0). */
 static inline void tm_stats_whole_end(tm_tx *tx, uintptr_t pc)
 {
-    if (TM_UNLIKELY((tx->stats_wb_pc | tx->stats_ws_pc) == pc))
+    if (TM_UNLIKELY((tx->stats_w_pc & ~TM_STATS_W_SERIAL) == pc))
         tm_stats_whole_fold(tx);
 }
 
