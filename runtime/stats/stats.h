@@ -238,7 +238,14 @@ static inline void tm_stats_attempt(tm_tx *tx, bool serial)
  * path: stats_site set, counted at commit. */
 static inline void tm_stats_attempt_whole(tm_tx *tx, bool serial)
 {
-    tm_stats_whole_end(tx, (uintptr_t)tx->jb0.pc);
+    uintptr_t pc = (uintptr_t)tx->jb0.pc;
+    if (tx->stats_w_pc == (serial ? pc | TM_STATS_W_SERIAL : pc) && tx->stats_w_left > 1) {
+        /* the batch's site and kind (a serial start that waited for the lock, say): counted in
+         * the batch, as checkpoint.S would have, instead of folding it to start it again */
+        tx->stats_w_left--;
+        return;
+    }
+    tm_stats_whole_end(tx, pc);
     tm_site *s;
     bool counted;
     if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {
