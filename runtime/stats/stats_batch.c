@@ -4,7 +4,7 @@
 
 int32_t tm_stats_whole_cap = INT32_MAX; /* TM_STATS_WHOLE_LIVE with a shared segment */
 
-/* The batch's attempts go to its site (stats.h). */
+/* The batch's attempts go to its site (stats_batch.h). */
 void tm_stats_whole_fold(tm_tx *tx)
 {
     tm_site *s = tx->stats_w_site;

@@ -121,7 +121,7 @@ void tm_stats_shm_configure(const char *name)
     }
     tm_shm_unlock();
     tm_stats_shm_on = true;
-    tm_stats_whole_cap = TM_STATS_WHOLE_LIVE; /* the live view sees batches soon (stats.h) */
+    tm_stats_whole_cap = TM_STATS_WHOLE_LIVE; /* the live view sees batches soon (stats_batch.h) */
 }
 
 /* Adds one dead block's counts to the archive (caller holds the segment lock). */
