@@ -55,6 +55,13 @@
         movq    %rax, %rsi
 .endm
 
+/* Returns to the transaction's code with the action bits of an attempt that cannot roll back:
+ * run GCC's uninstrumented path. */
+.macro TM_RET_UNINSTRUMENTED
+        movl    $TM_A_UNINSTRUMENTED, %eax
+        ret
+.endm
+
 /* An outermost transaction that cannot roll back starts (begin.c: tm_outer_init, then the
  * irrevocable flags): ids from %ecx (id_next), properties from %edi, descriptor in \tx. */
 .macro TM_OUTER_INIT tx, flags
@@ -85,8 +92,7 @@
         jne     3f
         subl    $1, TM_TX_STATS_W_LEFT(\tx)
         jle     2f
-        movl    $TM_A_UNINSTRUMENTED, %eax
-        ret
+        TM_RET_UNINSTRUMENTED
 2:      addl    $1, TM_TX_STATS_W_LEFT(\tx)  /* used up: the C path takes this attempt */
         jmp     1f
 3:
@@ -101,8 +107,7 @@
         subl    $1, TM_SITE_T_LEFT(%r9)
         jle     4f
         addq    $1, \field(%r9)
-        movl    $TM_A_UNINSTRUMENTED, %eax
-        ret
+        TM_RET_UNINSTRUMENTED
 4:      addl    $1, TM_SITE_T_LEFT(%r9)  /* to be timed: the C path counts down itself */
 1:      movq    \tx, %rdi
         jmp     \cfunc
@@ -140,8 +145,7 @@ _ITM_beginTransaction:
         TM_OUTER_INIT %rax, TM_F_BIASED_IRREVOCABLE
         cmpb    $0, tm_stats_on(%rip)
         jne     .Lstats
-        movl    $TM_A_UNINSTRUMENTED, %eax
-        ret
+        TM_RET_UNINSTRUMENTED
 .Lstats:
         TM_STATS_WHOLE %rax, 0, TM_SITE_FAST, tm_begin_biased_stats
 .Lunbias:                               /* a second thread is revoking the bias */
@@ -160,8 +164,7 @@ _ITM_beginTransaction:
         TM_OUTER_INIT %rsi, TM_F_SERIAL_IRREVOCABLE
         cmpb    $0, tm_stats_on(%rip)
         jne     .Lstats_serial
-        movl    $TM_A_UNINSTRUMENTED, %eax
-        ret
+        TM_RET_UNINSTRUMENTED
 .Lstats_serial:
         TM_STATS_WHOLE %rsi, 1, TM_SITE_FAST_SERIAL, tm_begin_serial_stats
 .Lgeneral:                              /* cannot be biased: straight to the general begin */

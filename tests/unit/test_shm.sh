@@ -34,6 +34,10 @@ assert len(ps) == procs, ps
 assert sum(p["commits"] for p in ps) == want, ps
 PY
 }
+await_pid() { # await_pid PID WHAT: until the segment lists PID (snapshot left in $d/a.json)
+    i=0; until "$DUMP" $name > "$d/a.json" 2>/dev/null && grep -q "\"pid\": $1" "$d/a.json"; do
+        i=$((i + 1)); [ $i -lt 100 ] || fail "$2 never appeared"; sleep 0.1; done
+}
 for algo in $ALGOS; do
     expect_rc 0 env TMKIT_ALGO=$algo TMKIT_STATS_SHM=$name "$SHM_PROG" fork $N
     "$DUMP" $name > "$d/snap.json" || fail "$algo: tmkit-shmdump failed"
@@ -44,8 +48,7 @@ done
 # A running program: counters grow; the segment shows it live; after SIGKILL it is "died" and
 # its counts are still there.
 env TMKIT_STATS_SHM=$name "$SHM_PROG" run "$d/stop" & pid=$!
-i=0; until "$DUMP" $name > "$d/a.json" 2>/dev/null && grep -q "\"pid\": $pid" "$d/a.json"; do
-    i=$((i + 1)); [ $i -lt 100 ] || fail "the running program never appeared"; sleep 0.1; done
+await_pid $pid "the running program"
 sleep 0.3
 "$ROOT/bin/tmkit" stat --once --json $name > "$d/b.json" || fail "tmkit stat --once --json failed"
 "$ROOT/bin/tmkit" stat --once $name > "$d/table.txt" || fail "tmkit stat --once failed"
@@ -84,8 +87,7 @@ assert len(child) == 1, child
 assert commits(parent) == 6000 and commits(child[0]) == 3000, (commits(parent), commits(child[0]))
 PY
 env TMKIT_STATS_SHM=$name "$SHM_PROG" idle 5000 "$d/stop2" & pid=$!
-i=0; until "$DUMP" $name > "$d/a.json" 2>/dev/null && grep -q "\"pid\": $pid" "$d/a.json"; do
-    i=$((i + 1)); [ $i -lt 100 ] || fail "the idle program never appeared"; sleep 0.1; done
+await_pid $pid "the idle program"
 sleep 0.5
 "$DUMP" $name > "$d/a.json"
 touch "$d/stop2"; wait $pid || fail "idle program failed"
