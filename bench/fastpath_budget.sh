@@ -1,0 +1,65 @@
+#!/bin/sh
+# Instruction budgets of the runtime's fast paths (test `bench.fastpath`, part of `make test`).
+#
+# Each case counts, under callgrind, the instructions one operation of a bench program costs
+# (the run with 2N operations per thread minus the run with N, over N x threads: start-up and
+# exit cancel out) and fails when it exceeds its budget. The budgets sit ~15-25% above what the
+# fast paths cost (2026-11-23), far below what the general paths cost, so a change that makes
+# a case fall off its fast path fails here instead of showing up as a slower benchmark:
+#   case                                      fast path  general path
+#   adaptive, empty transaction, 1 thread            90           113 (no assembly bias)
+#   + statistics (TMKIT_STATS_STRIDE=256)            95           ~120
+#   serialirr, shared counter, 2 threads             95           166 (drain per transaction)
+#   + statistics                                    ~110           324 (general begin and commit)
+#   adaptive, shared counter, 2 threads             103           ~270 (a speculative mode)
+# Instruction counts, not time: callgrind runs one thread at a time (--fair-sched=yes alternates
+# them), which keeps adaptive in its serial mode on the counter, as on the 2-core machines.
+# Usage: fastpath_budget.sh BUILD_DIR
+set -u
+B=${1:?usage: fastpath_budget.sh BUILD_DIR}
+N=40000
+command -v valgrind >/dev/null || { echo "FAIL: valgrind not found (scripts/deps.sh installs it)"; exit 1; }
+
+# ipo PROG THREADS ENV... -- ARGS...: instructions per operation
+ipo() {
+    prog=$1 threads=$2; shift 2
+    envs=""
+    while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+    shift
+    c1=$(count "$prog" "$threads" $N "$envs" "$@") || return 1
+    c2=$(count "$prog" "$threads" $((2 * N)) "$envs" "$@") || return 1
+    echo $(((c2 - c1) / (N * threads)))
+}
+
+count() {
+    prog=$1 threads=$2 ops=$3 envs=$4; shift 4
+    out=$(env LD_LIBRARY_PATH="$B/lib" $envs valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        --fair-sched=yes "$B/bin/$prog" --threads "$threads" --ops "$ops" "$@" 2>&1) || {
+        echo "FAIL: $prog $*: $out" >&2; return 1; }
+    echo "$out" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+
+stats="TMKIT_STATS=${TMPDIR:-/tmp}/tmkit-fastpath-$$.json TMKIT_STATS_STRIDE=256"
+fails=0
+# check NAME BUDGET PROG THREADS ENV... -- ARGS...
+check() {
+    name=$1 budget=$2; shift 2
+    got=$(ipo "$@") || { fails=$((fails + 1)); return; }
+    if [ "$got" -le "$budget" ]; then
+        echo "ok   $name: $got instructions per operation (budget $budget)"
+    else
+        echo "FAIL $name: $got instructions per operation, over its budget of $budget"
+        fails=$((fails + 1))
+    fi
+}
+
+check "adaptive empty 1 thread" 105 micro-tm 1 TMKIT_ALGO=adaptive -- --mode empty
+check "adaptive empty 1 thread, statistics" 115 micro-tm 1 TMKIT_ALGO=adaptive $stats -- --mode empty
+check "serialirr counter 2 threads" 115 micro-tm 2 TMKIT_ALGO=serialirr -- --mode counter
+check "serialirr counter 2 threads, statistics" 140 micro-tm 2 TMKIT_ALGO=serialirr $stats -- --mode counter
+check "adaptive counter 2 threads" 125 micro-tm 2 TMKIT_ALGO=adaptive -- --mode counter
+check "adaptive counter 2 threads, statistics" 130 micro-tm 2 TMKIT_ALGO=adaptive $stats -- --mode counter
+# For the reader: the mutex build of the same operations (not checked).
+echo "     mutex empty 1 thread: $(ipo micro-mutex 1 -- --mode empty), counter 2 threads: $(ipo micro-mutex 2 -- --mode counter)"
+rm -f "${TMPDIR:-/tmp}/tmkit-fastpath-$$.json"
+[ "$fails" = 0 ] || exit 1
