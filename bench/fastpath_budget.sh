@@ -2,22 +2,26 @@
 # Instruction budgets of the runtime's fast paths (test `bench.fastpath`, part of `make test`).
 #
 # Each case counts, under callgrind, the instructions one operation of a bench program costs
-# (the run with 2N operations per thread minus the run with N, over N x threads: start-up and
-# exit cancel out) and fails when it exceeds its budget. The budgets sit ~15-25% above what the
-# fast paths cost (2026-11-23), far below what the general paths cost, so a change that makes
-# a case fall off its fast path fails here instead of showing up as a slower benchmark:
+# (the run with k+1 times N operations per thread minus the run with k times N, over N x
+# threads: start-up and exit cancel out; the least of k = 1, 2, 3, because adaptive's first
+# epochs, which probe the speculative modes, fall into a difference at random: 89-125 for the
+# same counter build in single differences) and fails when it exceeds its budget. The budgets
+# sit ~15-25% above what the fast paths cost (2026-11-23; adaptive's ~40%, as its least
+# difference still varies from 89 to 116), far below what the general paths cost, so a change
+# that makes a case fall off its fast path fails here instead of showing up as a slower
+# benchmark:
 #   case                                      fast path  general path
 #   adaptive, empty transaction, 1 thread            90           113 (no assembly bias)
 #   + statistics (TMKIT_STATS_STRIDE=256)            95           ~120
-#   serialirr, shared counter, 2 threads             95           166 (drain per transaction)
-#   + statistics                                    ~110           324 (general begin and commit)
-#   adaptive, shared counter, 2 threads             103           ~270 (a speculative mode)
+#   serialirr, shared counter, 2 threads        97-102           166 (drain per transaction)
+#   + statistics                                 103-115           324 (general begin and commit)
+#   adaptive, shared counter, 2 threads          89-116           ~270 (a speculative mode)
 # Instruction counts, not time: callgrind runs one thread at a time (--fair-sched=yes alternates
 # them), which keeps adaptive in its serial mode on the counter, as on the 2-core machines.
 # Usage: fastpath_budget.sh BUILD_DIR
 set -u
 B=${1:?usage: fastpath_budget.sh BUILD_DIR}
-N=40000
+N=20000
 command -v valgrind >/dev/null || { echo "FAIL: valgrind not found (scripts/deps.sh installs it)"; exit 1; }
 
 # ipo PROG THREADS ENV... -- ARGS...: instructions per operation
@@ -26,9 +30,15 @@ ipo() {
     envs=""
     while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     shift
-    c1=$(count "$prog" "$threads" $N "$envs" "$@") || return 1
-    c2=$(count "$prog" "$threads" $((2 * N)) "$envs" "$@") || return 1
-    echo $(((c2 - c1) / (N * threads)))
+    best=""
+    prev=$(count "$prog" "$threads" $N "$envs" "$@") || return 1
+    for k in 2 3 4; do
+        c=$(count "$prog" "$threads" $((k * N)) "$envs" "$@") || return 1
+        d=$(((c - prev) / (N * threads)))
+        prev=$c
+        if [ -z "$best" ] || [ "$d" -lt "$best" ]; then best=$d; fi
+    done
+    echo "$best"
 }
 
 count() {
@@ -57,8 +67,8 @@ check "adaptive empty 1 thread" 105 micro-tm 1 TMKIT_ALGO=adaptive -- --mode emp
 check "adaptive empty 1 thread, statistics" 115 micro-tm 1 TMKIT_ALGO=adaptive $stats -- --mode empty
 check "serialirr counter 2 threads" 115 micro-tm 2 TMKIT_ALGO=serialirr -- --mode counter
 check "serialirr counter 2 threads, statistics" 140 micro-tm 2 TMKIT_ALGO=serialirr $stats -- --mode counter
-check "adaptive counter 2 threads" 125 micro-tm 2 TMKIT_ALGO=adaptive -- --mode counter
-check "adaptive counter 2 threads, statistics" 130 micro-tm 2 TMKIT_ALGO=adaptive $stats -- --mode counter
+check "adaptive counter 2 threads" 140 micro-tm 2 TMKIT_ALGO=adaptive -- --mode counter
+check "adaptive counter 2 threads, statistics" 145 micro-tm 2 TMKIT_ALGO=adaptive $stats -- --mode counter
 # For the reader: the mutex build of the same operations (not checked).
 echo "     mutex empty 1 thread: $(ipo micro-mutex 1 -- --mode empty), counter 2 threads: $(ipo micro-mutex 2 -- --mode counter)"
 rm -f "${TMPDIR:-/tmp}/tmkit-fastpath-$$.json"

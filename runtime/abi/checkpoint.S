@@ -20,7 +20,8 @@
  *    readers): nothing saved either; one compare-and-swap takes the serial lock, as
  *    tm_serial_trylock_fast does (core/serial_fast.h). tm_begin_serial_c or _locked
  *    (core/begin.c) take over by tail call when the lock is held or the serial mode ended.
- *    With statistics on, both count the attempt whole (TM_STATS_WHOLE below).
+ *    With statistics on, the attempt is counted whole (TM_STATS_WHOLE below), on the serial
+ *    path before the lock is taken, so that counting does not lengthen the critical section.
  *  - Other threads in a speculative mode (or another algorithm): the registers go into
  *    tx->jb0 and we go straight to tm_begin_outer_general, whose attempts can roll back and
  *    which stores the two control words (tm_begin_outer's checks would only fail again).
@@ -82,9 +83,11 @@
  * is of this site and kind (`serial`: 1 for adaptive's serial mode, whose batch pc has bit 63
  * set) and not used up; else by one increment of the site's `field` (and its countdown) when
  * the thread has a batch (of another site or kind), the site is the last one it counted
- * outside the batch and the site's countdown has not run out; otherwise (countdown restored)
- * by `cfunc`(tx), by tail call. Returns the action bits. Clobbers %rdx and %r9. */
-.macro TM_STATS_WHOLE tx, serial, field, cfunc
+ * outside the batch and the site's countdown has not run out. Then it goes on at `counted`
+ * (or returns the action bits, if that is empty). Otherwise (countdown restored) it tail-calls
+ * `cfunc`(properties in %edi, tx), which counts, and starts the transaction if `counted` is
+ * given. Clobbers %rdx and %r9. */
+.macro TM_STATS_WHOLE tx, serial, field, cfunc, counted
 .if \serial
         btsq    $TM_STATS_SERIAL_BIT, %rdx
 .endif
@@ -92,7 +95,7 @@
         jne     3f
         subl    $1, TM_TX_STATS_W_LEFT(\tx)
         jle     2f
-        TM_RET_UNINSTRUMENTED
+        TM_STATS_COUNTED \counted
 2:      addl    $1, TM_TX_STATS_W_LEFT(\tx)  /* used up: the C path takes this attempt */
         jmp     1f
 3:
@@ -107,10 +110,18 @@
         subl    $1, TM_SITE_T_LEFT(%r9)
         jle     4f
         addq    $1, \field(%r9)
-        TM_RET_UNINSTRUMENTED
+        TM_STATS_COUNTED \counted
 4:      addl    $1, TM_SITE_T_LEFT(%r9)  /* to be timed: the C path counts down itself */
-1:      movq    \tx, %rdi
+1:      movq    \tx, %rsi
         jmp     \cfunc
+.endm
+
+.macro TM_STATS_COUNTED counted
+.ifb \counted
+        TM_RET_UNINSTRUMENTED
+.else
+        jmp     \counted
+.endif
 .endm
 
         .text
@@ -147,13 +158,16 @@ _ITM_beginTransaction:
         jne     .Lstats
         TM_RET_UNINSTRUMENTED
 .Lstats:
-        TM_STATS_WHOLE %rax, 0, TM_SITE_FAST, tm_begin_biased_stats
+        TM_STATS_WHOLE %rax, 0, TM_SITE_FAST, tm_begin_biased_stats,
 .Lunbias:                               /* a second thread is revoking the bias */
         movq    $-1, TM_TX_SHARED_TS(%rax)  /* TM_TS_INACTIVE (release: a plain x86 store) */
         jmp     .Lsave
 .Lshared:                               /* other threads transact too */
         cmpl    $0, tm_serial_excl(%rip)
         je      .Lgeneral               /* a speculative mode (relaxed: rechecked under the lock) */
+        cmpb    $0, tm_stats_on(%rip)   /* statistics count before the lock is taken, so */
+        jne     .Lstats_serial          /* that the critical section does not grow */
+.Llock_serial:
         movq    %rax, %rsi              /* adaptive's serial mode: tm_serial_trylock_fast */
         xorl    %eax, %eax
         movl    $1, %r8d
@@ -162,11 +176,9 @@ _ITM_beginTransaction:
         cmpl    $0, tm_serial_excl(%rip)  /* relaxed: written only by lock holders */
         je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
         TM_OUTER_INIT %rsi, TM_F_SERIAL_IRREVOCABLE
-        cmpb    $0, tm_stats_on(%rip)
-        jne     .Lstats_serial
         TM_RET_UNINSTRUMENTED
-.Lstats_serial:
-        TM_STATS_WHOLE %rsi, 1, TM_SITE_FAST_SERIAL, tm_begin_serial_stats
+.Lstats_serial:                         /* counted, then locked (also by tm_begin_serial_stats) */
+        TM_STATS_WHOLE %rax, 1, TM_SITE_FAST_SERIAL, tm_begin_serial_stats, .Llock_serial
 .Lgeneral:                              /* cannot be biased: straight to the general begin */
         TM_SAVE_JB0
         jmp     tm_begin_outer_general

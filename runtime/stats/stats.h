@@ -140,15 +140,18 @@ extern uint64_t tm_stats_tsc_budget TM_HIDDEN; /* TM_STATS_TIME_BUDGET x what a 
  * attempts later, B = TM_STATS_TIME_BUDGET x (the calibrated cost of a pair of TSC reads: their
  * throughput, at least 40 cycles; tm_stats_tsc_budget) /
  * (moving average of its timed attempts' cycles), clamped to [1, TM_STATS_STRIDE_MAX]. A
- * timed attempt costs about 4 TSC-read pairs (the reads and the out-of-line paths), so timing
- * costs ~1% of a site's time: here a site of ~16 ns transactions is timed about 1 in 1024
- * (with the cap at 256, timing alone cost such a site 3-4%), one of transactions over ~10 us
- * every time, and long sites are measured closely however rare.
+ * timed attempt costs two TSC reads and ~250 instructions of out-of-line paths (callgrind),
+ * cold code that runs once a stride; the budget keeps timing near 1% of a site's time: a site
+ * of ~16 ns transactions is timed about 1 in 1024 (with the cap at 256, timing alone cost such
+ * a site 3-4%), one of transactions over ~40 us every time, and long sites are measured
+ * closely however rare. (With a budget of 400, the shared counter at 2 threads, ~85 ns
+ * transactions under the serial lock timed 1 in ~90, ran 3.7% slower than with 1600: median
+ * of 31 paired runs, 2026-11-23.)
  * (Under valgrind everything runs ~50x slower and far more attempts are timed; there
  * TMKIT_STATS_STRIDE fixes B.) A timed attempt counts for the attempts of its stride (its
  * weight), which keeps the sums unbiased; the random stride keeps periodic behaviour from
  * aliasing with the sample. */
-#define TM_STATS_TIME_BUDGET 400u
+#define TM_STATS_TIME_BUDGET 1600u
 #define TM_STATS_PAIR_MIN 40u /* floor of the calibrated cost of a pair of TSC reads */
 #define TM_STATS_STRIDE_MAX 1024u
 
