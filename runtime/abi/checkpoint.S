@@ -66,11 +66,16 @@
 /* An outermost transaction that cannot roll back starts (begin.c: tm_outer_init, then the
  * irrevocable flags): ids from %ecx (id_next), properties from %edi, descriptor in \tx. */
 .macro TM_OUTER_INIT tx, flags
+        TM_OUTER_FIELDS \tx
+        orl     $\flags, TM_TX_FLAGS(\tx)
+.endm
+
+/* The same but the flags (the biased path sets its flags after its check of the bias). */
+.macro TM_OUTER_FIELDS tx
         movl    %ecx, TM_TX_ID(\tx)
         incl    %ecx
         movl    %ecx, TM_TX_ID_NEXT(\tx)
         movl    $1, TM_TX_NESTING(\tx)
-        orl     $\flags, TM_TX_FLAGS(\tx)
         movl    %edi, TM_TX_PROP(\tx)
         movl    $0, TM_TX_RETRIES(\tx)
         movb    $0, TM_TX_EH_SAVED(\tx)
@@ -167,7 +172,8 @@ _ITM_beginTransaction:
         je      .Lgeneral               /* a speculative mode (relaxed: rechecked under the lock) */
         cmpb    $0, tm_stats_on(%rip)   /* statistics count before the lock is taken, so */
         jne     .Lstats_serial          /* that the critical section does not grow */
-.Llock_serial:
+.Llock_serial:                          /* the descriptor first: only this thread reads it, */
+        TM_OUTER_INIT %rax, TM_F_SERIAL_IRREVOCABLE /* so the critical section stays short */
         movq    %rax, %rsi              /* adaptive's serial mode: tm_serial_trylock_fast */
         xorl    %eax, %eax
         movl    $1, %r8d
@@ -175,7 +181,6 @@ _ITM_beginTransaction:
         jne     tm_begin_serial_c       /* held: the C version waits */
         cmpl    $0, tm_serial_excl(%rip)  /* relaxed: written only by lock holders */
         je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
-        TM_OUTER_INIT %rsi, TM_F_SERIAL_IRREVOCABLE
         TM_RET_UNINSTRUMENTED
 .Lstats_serial:                         /* counted, then locked (also by tm_begin_serial_stats) */
         TM_STATS_WHOLE %rax, 1, TM_SITE_FAST_SERIAL, tm_begin_serial_stats, .Llock_serial

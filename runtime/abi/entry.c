@@ -1,6 +1,8 @@
 /* ABI entry points for transaction control, queries and user actions. */
 #include <stdio.h>
 
+#include "../algo/algo.h"
+#include "../core/config.h"
 #include "../core/serial_fast.h"
 #include "../stats/stats.h"
 
@@ -11,16 +13,38 @@ static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t 
     tm_cm_count(tx);
 }
 
-/* The commit fast path's serial case. Every call out of it is a tail call, so neither it nor
- * the biased case needs a stack frame (a frame cost 4 of a serial transaction's ~110
- * instructions). */
+/* The rest of a serial commit that has more to do than the fast path (commit actions, a
+ * `locals` log, a statistics attempt): what tm_commit does after its release. */
+static __attribute__((noinline)) void tm_commit_serial_rest(tm_tx *tx, bool wake, uint32_t old)
+{
+    if (wake)
+        tm_serial_wake(old);
+    tx->flags &= ~(TM_F_SERIAL | TM_F_IRREVOCABLE); /* as tm_serial_release */
+    tm_commit_finish(tx, tm_config.algo->managed);
+}
+
+/* The commit of an outermost serial-irrevocable transaction (it holds the serial lock, runs in
+ * direct mode and cannot fail). The lock is released first: everything else the commit does
+ * happens after it, so that the critical section the other threads wait for ends as soon as
+ * the transaction is known to be one (checkpoint.S's begin likewise writes the descriptor
+ * before it takes the lock). Every call out of it is a tail call, so neither it nor the biased
+ * case needs a stack frame (a frame cost 4 of a serial transaction's ~110 instructions).
+ * Shortening the critical section on both sides by ~17 instructions gave 1.20x the throughput
+ * of disjoint updates at 2 threads, 1.11x on a shared counter, 1.21x on writes of 16 words
+ * (adaptive, 21 interleaved pairs, 2026-11-23). */
 static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
 {
+    uint32_t old;
+    bool wake = tm_serial_unlock_nowake(&old);
+    /* The exchange is a full barrier: nothing below moves above it. */
+    if (TM_UNLIKELY((tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) != 0)) {
+        tm_commit_serial_rest(tx, wake, old);
+        return;
+    }
     tx->nesting = 0;
     tx->n_cps = 0;
     tx->flags = 0;
-    uint32_t old;
-    if (TM_UNLIKELY(tm_serial_unlock_nowake(&old))) {
+    if (TM_UNLIKELY(wake)) {
         tm_commit_serial_wake(tx, old);
         return;
     }
@@ -30,15 +54,17 @@ static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
 TM_EXPORT void _ITM_commitTransaction(void)
 {
     tm_tx *tx = tm_cur_tcb();
-    /* Fast paths: an irrevocable transaction running GCC's uninstrumented code with nothing
-     * logged, no actions and nothing for the statistics to count (stats_site is NULL when they
-     * are off, and when the attempt was counted whole at its start: tm_stats_attempt_whole),
-     * either biased or holding the serial lock. Nothing to undo, so the descriptor is already
-     * as tm_commit's reset leaves it. */
-    if (TM_LIKELY(tx && tx->nesting == 1 &&
-                  (tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) == 0 &&
-                  tx->mode == TM_MODE_DIRECT)) {
-        if (TM_LIKELY(tx->flags == (TM_F_BIASED | TM_F_IRREVOCABLE))) {
+    /* Fast paths: an outermost irrevocable transaction running GCC's uninstrumented code,
+     * either biased or holding the serial lock. The biased one needs nothing logged, no
+     * actions and nothing for the statistics to count (stats_site is NULL when they are off,
+     * and when the attempt was counted whole at its start: tm_stats_attempt_whole); nothing to
+     * undo, so the descriptor is already as tm_commit's reset leaves it. The serial one
+     * checks the same after its unlock (tm_commit_serial). */
+    if (TM_LIKELY(tx && tx->nesting == 1)) {
+        uint32_t flags = tx->flags;
+        if (TM_LIKELY(flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
+                      (tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) == 0 &&
+                      tx->mode == TM_MODE_DIRECT)) {
             tx->nesting = 0;
             tx->n_cps = 0;
             tx->flags = 0; /* what tm_bias_exit clears, and the rest */
@@ -46,7 +72,7 @@ TM_EXPORT void _ITM_commitTransaction(void)
             atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
             return;
         }
-        if (tx->flags == (TM_F_SERIAL | TM_F_IRREVOCABLE)) {
+        if (flags == (TM_F_SERIAL | TM_F_IRREVOCABLE)) {
             tm_commit_serial(tx);
             return;
         }

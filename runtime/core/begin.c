@@ -132,13 +132,13 @@ static inline __attribute__((always_inline)) uint32_t tm_begin_serial_held(tm_tx
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
-/* The exclusive start of adaptive's serial mode: readers are excluded, so the serial lock
- * alone, with no drain, makes this transaction exclusive, as the program's mutex did
- * (core/serial.c); if the mode ended meanwhile, the lock's acquisition drains them. */
-static inline __attribute__((always_inline)) uint32_t tm_begin_serial_excl(uint32_t prop,
-                                                                          tm_tx *tx, bool counted)
+/* The exclusive start of adaptive's serial mode, once tm_outer_init has run: readers are
+ * excluded, so the serial lock alone, with no drain, makes this transaction exclusive, as the
+ * program's mutex did (core/serial.c); if the mode ended meanwhile, the lock's acquisition
+ * drains them. */
+static inline __attribute__((always_inline)) uint32_t tm_begin_serial_excl(tm_tx *tx,
+                                                                          bool counted)
 {
-    tm_outer_init(tx, prop);
     if (!tm_serial_trylock_fast(tx))
         tm_serial_acquire(tx); /* waits, and times the wait for the statistics */
     return tm_begin_serial_held(tx, counted);
@@ -150,7 +150,8 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, t
 {
     if (!tm_serial_excluding())
         return tm_begin_outer_general(prop, tx);
-    return tm_begin_serial_excl(prop, tx, false);
+    tm_outer_init(tx, prop);
+    return tm_begin_serial_excl(tx, false);
 }
 
 /* checkpoint.S's biased and serial paths with statistics on, when the attempt is not in the
@@ -175,7 +176,8 @@ uint32_t tm_begin_serial_stats(uint32_t prop, tm_tx *tx)
 {
     tm_stats_attempt_whole(tx, true);
     tm_stats_whole_maybe_load(tx, true);
-    uint32_t a = tm_begin_serial_excl(prop, tx, true);
+    tm_outer_init(tx, prop);
+    uint32_t a = tm_begin_serial_excl(tx, true);
     if (tx->stats_t0)
         tx->stats_t0 = tm_stats_now();
     return a;
@@ -186,12 +188,14 @@ uint32_t tm_begin_serial_stats(uint32_t prop, tm_tx *tx)
  * own compare-and-swap cannot take the lock. Waits if it must; drains
  * the readers if the serial mode ended meanwhile (tm_serial_trylock_fast, tm_serial_acquire).
  * Saving the registers and going through tm_begin_outer for such an attempt cost ~15
- * instructions of a serial transaction's ~125 (counter at 2 threads, callgrind). With
- * statistics on, checkpoint.S counted the attempt already. */
+ * instructions of a serial transaction's ~125 (counter at 2 threads, callgrind). checkpoint.S
+ * already did tm_outer_init's work (TM_OUTER_FIELDS: its id must not be taken twice) and,
+ * with statistics on, counted the attempt. */
 TM_HIDDEN uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx);
 uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx)
 {
-    return tm_begin_serial_excl(prop, tx, true);
+    (void)prop;
+    return tm_begin_serial_excl(tx, true);
 }
 
 /* The same after checkpoint.S took the lock and found that readers are no longer excluded
@@ -199,7 +203,7 @@ uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx)
 TM_HIDDEN uint32_t tm_begin_serial_locked(uint32_t prop, tm_tx *tx);
 uint32_t tm_begin_serial_locked(uint32_t prop, tm_tx *tx)
 {
-    tm_outer_init(tx, prop);
+    (void)prop;
     tm_serial_locked(tx); /* drains unless excluded; sets TM_F_SERIAL */
     return tm_begin_serial_held(tx, true); /* counted by checkpoint.S, if statistics are on */
 }

@@ -241,6 +241,13 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
     } else if (tx->flags & TM_F_SERIAL) {
         tm_serial_release(tx);
     }
+    tm_commit_finish(tx, managed);
+}
+
+/* The end of an outermost commit once the transaction's lock or bias is released: adaptive's
+ * count, the statistics, the reset, the commit actions. */
+void tm_commit_finish(tm_tx *tx, bool managed)
+{
     if (managed)
         tm_cm_count(tx);
     if (TM_UNLIKELY(tm_stats_on))
