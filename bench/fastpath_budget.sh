@@ -18,6 +18,7 @@
 #   adaptive, shared counter, 2 threads          89-116           ~270 (a speculative mode)
 # Instruction counts, not time: callgrind runs one thread at a time (--fair-sched=yes alternates
 # them), which keeps adaptive in its serial mode on the counter, as on the 2-core machines.
+# The 1-thread cases need membarrier(2), without which there is no bias (core/bias.c).
 # Usage: fastpath_budget.sh BUILD_DIR
 set -u
 B=${1:?usage: fastpath_budget.sh BUILD_DIR}

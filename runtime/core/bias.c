@@ -10,8 +10,10 @@
  * executes a full memory barrier on every CPU running one of our threads, and then waits until
  * the biased thread is outside its transaction. This is the asymmetric Dekker pattern of
  * userspace RCU (urcu-memb): the frequent side pays a compiler barrier, the rare side a system
- * call. Without membarrier (old kernels, some sandboxes) the fast side uses a seq_cst store and
- * the pattern is the ordinary symmetric one.
+ * call. Without membarrier (kernels before 4.14, some sandboxes) there is no bias: tm_bias_multi
+ * stays 1 and a lone thread takes the serial lock like any other, one compare-and-swap and one
+ * exchange, about what the symmetric pattern's seq_cst store cost (that variant was dropped: it
+ * was never tested, and its check cost every biased and serial begin two instructions).
  * When the count of transacting threads drops back to one, the bias is re-established.
  * Transitions are serialized by tm_bias_lock (thread start/exit only). An algorithm that does
  * not use the bias keeps tm_bias_multi at 1 for the life of the process.
@@ -27,7 +29,7 @@
 #include "../algo/algo.h"
 
 _Atomic uint32_t tm_bias_multi = 1; /* until the constructor below has run */
-bool tm_bias_asymmetric;
+static bool tm_bias_asymmetric; /* membarrier registered (tm_bias_init) */
 /* Descriptors in use; written under tm_bias_lock, read without it by tm_bias_thread_count. */
 static _Atomic uint32_t tm_bias_threads;
 static pthread_mutex_t tm_bias_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -37,14 +39,21 @@ static bool tm_membarrier(void)
     return syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
+/* The bias needs the algorithm's consent and membarrier (see the top). */
+static bool tm_bias_usable(void)
+{
+    return tm_config.algo->biased && tm_bias_asymmetric;
+}
+
 /* Called with tm_bias_lock held by a thread that is not in a transaction. */
 static void tm_bias_revoke(tm_tx *self)
 {
     if (atomic_load_explicit(&tm_bias_multi, memory_order_relaxed))
         return;
-    /* seq_cst: the revoker's half of the Dekker pattern (see tm_bias_try_enter). */
+    /* seq_cst: the revoker's half of the Dekker pattern (see tm_bias_try_enter). The bias
+     * was on, so membarrier is registered (tm_bias_usable). */
     atomic_store_explicit(&tm_bias_multi, 1, memory_order_seq_cst);
-    if (tm_bias_asymmetric && !tm_membarrier())
+    if (!tm_membarrier())
         tm_fatal("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after registration");
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
@@ -71,7 +80,7 @@ void tm_bias_thread_left(void)
     /* Back to one transacting thread: it may take the bias again at its next transaction. Any
      * transaction it is running now uses the shared protocol and simply completes. */
     if (atomic_fetch_sub_explicit(&tm_bias_threads, 1, memory_order_relaxed) - 1 <= 1 &&
-        tm_config.algo->biased)
+        tm_bias_usable())
         atomic_store_explicit(&tm_bias_multi, 0, memory_order_release);
     pthread_mutex_unlock(&tm_bias_lock);
 }
@@ -85,7 +94,7 @@ void tm_bias_fork_child(tm_tx *self)
 {
     pthread_mutex_init(&tm_bias_lock, NULL);
     atomic_store_explicit(&tm_bias_threads, self ? 1 : 0, memory_order_relaxed);
-    atomic_store_explicit(&tm_bias_multi, !tm_config.algo->biased, memory_order_relaxed);
+    atomic_store_explicit(&tm_bias_multi, !tm_bias_usable(), memory_order_relaxed);
 }
 
 __attribute__((constructor(102))) static void tm_bias_init(void)
@@ -94,5 +103,5 @@ __attribute__((constructor(102))) static void tm_bias_init(void)
     tm_bias_asymmetric = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
                          syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     /* After tm_config_init (constructor priority 101): the algorithm is known. */
-    atomic_store_explicit(&tm_bias_multi, !tm_config.algo->biased, memory_order_release);
+    atomic_store_explicit(&tm_bias_multi, !tm_bias_usable(), memory_order_release);
 }

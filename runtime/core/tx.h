@@ -310,21 +310,15 @@ TM_HIDDEN void tm_serial_fork_child(tm_tx *self);
 
 /* bias.c: the single-thread bias of the serial lock (see the design comment there). */
 extern _Atomic uint32_t tm_bias_multi TM_HIDDEN;
-extern bool tm_bias_asymmetric TM_HIDDEN;
 
 static inline bool tm_bias_try_enter(tm_tx *tx)
 {
     if (atomic_load_explicit(&tm_bias_multi, memory_order_relaxed))
-        return false;
-    if (TM_LIKELY(tm_bias_asymmetric)) {
-        atomic_store_explicit(&tx->shared_ts, 0, memory_order_relaxed);
-        /* compiler barrier only: a revoking thread's membarrier orders this store before our
-         * load below on the hardware side (asymmetric Dekker, bias.c). */
-        atomic_signal_fence(memory_order_seq_cst);
-    } else {
-        /* seq_cst store + seq_cst load: symmetric Dekker with tm_bias_revoke. */
-        atomic_store_explicit(&tx->shared_ts, 0, memory_order_seq_cst);
-    }
+        return false; /* always, without membarrier (bias.c) */
+    atomic_store_explicit(&tx->shared_ts, 0, memory_order_relaxed);
+    /* compiler barrier only: a revoking thread's membarrier orders this store before our load
+     * below on the hardware side (asymmetric Dekker, bias.c). */
+    atomic_signal_fence(memory_order_seq_cst);
     if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_multi, memory_order_seq_cst))) {
         atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
         return false;
