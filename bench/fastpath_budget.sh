@@ -11,8 +11,8 @@
 # that makes a case fall off its fast path fails here instead of showing up as a slower
 # benchmark:
 #   case                                      fast path  general path
-#   adaptive, empty transaction, 1 thread            90           113 (no assembly bias)
-#   + statistics (TMKIT_STATS_STRIDE=256)            95           ~120
+#   adaptive, empty transaction, 1 thread            88           113 (no assembly bias)
+#   + statistics (TMKIT_STATS_STRIDE=256)            93           ~120
 #   serialirr, shared counter, 2 threads        97-102           166 (drain per transaction)
 #   + statistics                                 103-115           324 (general begin and commit)
 #   adaptive, shared counter, 2 threads          89-116           ~270 (a speculative mode)
