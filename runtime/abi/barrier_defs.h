@@ -17,10 +17,10 @@ extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 
 /* The general paths, out of line so the fast paths need no stack frame: `raw` carries the
  * value's bytes (little-endian, the first `size` bytes meaningful). */
-TM_HIDDEN __attribute__((noinline)) uint64_t tm_read_slow(tm_tx *tx, const void *addr,
-                                                          unsigned size);
-TM_HIDDEN __attribute__((noinline)) void tm_write_slow(tm_tx *tx, void *addr, uint64_t raw,
-                                                      unsigned size);
+TM_HIDDEN __attribute__((noinline)) uint64_t tm_read_slow(const void *addr, unsigned size,
+                                                          tm_tx *tx);
+TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw, unsigned size,
+                                                      tm_tx *tx);
 
 #define TM_ALIGNED(addr, size) ((((uintptr_t)(addr)) & ((size) - 1)) == 0)
 
@@ -58,7 +58,7 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(tm_tx *tx, void *addr, ui
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
-        raw = tm_read_slow(tx, addr, sizeof(T));                                           \
+        raw = tm_read_slow(addr, sizeof(T), tx);                                           \
     done_:                                                                                 \
         memcpy(&v, &raw, sizeof(T));                                                       \
         return v;                                                                          \
@@ -73,8 +73,9 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(tm_tx *tx, void *addr, ui
         memcpy(&raw, &value, sizeof(T));                                                   \
         if (TM_LIKELY(tx != NULL) && TM_ALIGNED(addr, sizeof(T))) {                        \
             unsigned mode_ = tx->mode;                                                     \
-            if (mode_ == TM_MODE_GLWT) {                                                   \
-                if (tx->owned && tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {          \
+            if (TM_LIKELY(mode_ == TM_MODE_GLWT)) {                                      \
+                if (TM_LIKELY(tx->owned) &&                                                \
+                    tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {                       \
                     tm_store_n(addr, raw, sizeof(T));                                      \
                     return;                                                                \
                 }                                                                          \
@@ -103,7 +104,7 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(tm_tx *tx, void *addr, ui
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
-        tm_write_slow(tx, addr, raw, sizeof(T));                                           \
+        tm_write_slow(addr, raw, sizeof(T), tx);                                           \
     }
 
 /* Any other size (long double, complex double, vectors of 16 or 32 bytes). */

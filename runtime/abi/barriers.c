@@ -11,14 +11,14 @@
 
 #include "barrier_defs.h"
 
-uint64_t tm_read_slow(tm_tx *tx, const void *addr, unsigned size)
+uint64_t tm_read_slow(const void *addr, unsigned size, tm_tx *tx)
 {
     uint64_t raw = 0;
     (tx ? tx->disp : &tm_disp_direct)->read(tx, &raw, addr, size);
     return raw;
 }
 
-void tm_write_slow(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
+void tm_write_slow(void *addr, uint64_t raw, unsigned size, tm_tx *tx)
 {
     (tx ? tx->disp : &tm_disp_direct)->write(tx, addr, &raw, size);
 }
