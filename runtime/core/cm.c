@@ -53,6 +53,7 @@
 #include "serial_fast.h"
 
 #define TM_CM_EPOCH 4000000ull /* TSC cycles: ~1.5 ms */
+#define TM_CM_WARM (TM_CM_EPOCH / 4) /* a probe's unmeasured start */
 #define TM_CM_RUN_MAX 256u
 #define TM_CM_OREC_THREADS 4u
 
@@ -77,8 +78,10 @@ static struct {
     _Atomic uint64_t est[TM_CM_MODES]; /* cycles per committed transaction (0 = unknown) */
     uint32_t run, left, incumbent, next_probe;
     uint64_t base;                     /* incumbent's cost when it last won or took over */
-    bool probing, warming;
+    bool probing, warming, glance;
+    uint64_t time[TM_CM_MODES];        /* TSC cycles decided in each mode */
     _Atomic uint64_t epochs[TM_CM_MODES]; /* epochs decided in each mode (the statistics) */
+    _Atomic uint64_t probes[TM_CM_MODES]; /* probes of each mode (the statistics) */
     _Atomic uint64_t switches;            /* changes of mode (the statistics) */
 } tm_cm;
 
@@ -139,14 +142,31 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
         return;
     }
     uint64_t cost = (now - tm_cm.epoch_start) / (total - tm_cm.commits_at);
+    if (tm_cm.probing && !tm_cm.warming && tm_cm.glance) {
+        /* A quarter into the probe's measurement: a challenger already twice as dear as the
+         * incumbent has lost (it goes on to the decision below with this cost); any other
+         * is measured over the whole epoch, from where the measurement began. */
+        tm_cm.glance = false;
+        uint64_t inc_cost = tm_cm_est(tm_cm.incumbent);
+        if (!inc_cost || cost <= 2 * inc_cost) {
+            atomic_store_explicit(&tm_cm.epoch_end, tm_cm.epoch_start + TM_CM_EPOCH,
+                                  memory_order_relaxed);
+            return;
+        }
+    }
+    uint64_t len = now - tm_cm.epoch_start;
     tm_cm.epoch_start = now;
     tm_cm.commits_at = total;
     /* relaxed: only deciders (one at a time) write; the report reads a recent value. */
-    atomic_store_explicit(&tm_cm.epochs[mode],
-                          atomic_load_explicit(&tm_cm.epochs[mode], memory_order_relaxed) + 1,
+    /* Epochs in each mode, counted in whole epochs of time (a probe's parts are shorter). */
+    tm_cm.time[mode] += len;
+    atomic_store_explicit(&tm_cm.epochs[mode], tm_cm.time[mode] / TM_CM_EPOCH,
                           memory_order_relaxed);
+    uint64_t next = TM_CM_EPOCH;
     if (tm_cm.probing && tm_cm.warming) {
-        tm_cm.warming = false; /* the probe's first epoch: not measured (see above) */
+        tm_cm.warming = false; /* the probe's warm-up: not measured (see above) */
+        tm_cm.glance = true;
+        next = TM_CM_EPOCH / 4;
     } else if (tm_cm.probing) {
         tm_cm.probing = false;
         tm_cm_set_est(mode, cost); /* a fresh measurement of the probed mode */
@@ -190,9 +210,13 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm_switch(tx, probe);
             tm_cm.probing = true;
             tm_cm.warming = true;
+            next = TM_CM_WARM;
+            atomic_store_explicit(&tm_cm.probes[probe],
+                                  atomic_load_explicit(&tm_cm.probes[probe], memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
         }
     }
-    atomic_store_explicit(&tm_cm.epoch_end, now + TM_CM_EPOCH, memory_order_relaxed);
+    atomic_store_explicit(&tm_cm.epoch_end, now + next, memory_order_relaxed);
 }
 
 /* Every TM_CM_WINDOW commits of a descriptor (tm_cm_count): has the epoch ended? */
@@ -240,6 +264,11 @@ bool tm_cm_algo_switched(const tm_tx *tx)
 uint64_t tm_cm_epochs(unsigned mode)
 {
     return atomic_load_explicit(&tm_cm.epochs[mode], memory_order_relaxed);
+}
+
+uint64_t tm_cm_probes(unsigned mode)
+{
+    return atomic_load_explicit(&tm_cm.probes[mode], memory_order_relaxed);
 }
 
 uint64_t tm_cm_cost(unsigned mode) { return tm_cm_est(mode); }

@@ -346,6 +346,7 @@ TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
 #define TM_CM_N_MODES 4
 extern const char *const tm_cm_mode_names[TM_CM_N_MODES] TM_HIDDEN;
 TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mode */
+TM_HIDDEN uint64_t tm_cm_probes(unsigned mode); /* probes adaptive made of a mode */
 TM_HIDDEN uint64_t tm_cm_cost(unsigned mode);   /* its last TSC cycles per commit (0: none) */
 TM_HIDDEN uint64_t tm_cm_switches(void);        /* changes of mode */
 

@@ -99,6 +99,10 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_names[m],
                     (unsigned long long)tm_cm_epochs(m));
+        fprintf(f, "},\n  \"adaptive_probes\": {");
+        for (unsigned m = 0; m < TM_CM_N_MODES; m++)
+            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_names[m],
+                    (unsigned long long)tm_cm_probes(m));
         fprintf(f, "},\n  \"adaptive_switches\": %llu,\n  \"adaptive_cycles_per_commit\": {",
                 (unsigned long long)tm_cm_switches());
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
@@ -155,6 +159,9 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
         fprintf(f, "adaptive epochs (~1.5 ms each) by mode:");
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, " %s %llu", tm_cm_mode_names[m], (unsigned long long)tm_cm_epochs(m));
+        fprintf(f, "; probes:");
+        for (unsigned m = 0; m < TM_CM_N_MODES; m++)
+            fprintf(f, " %s %llu", tm_cm_mode_names[m], (unsigned long long)tm_cm_probes(m));
         fprintf(f, "; %llu switches\nadaptive last cost (TSC cycles per commit, 0 = not measured):",
                 (unsigned long long)tm_cm_switches());
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
