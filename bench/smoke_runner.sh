@@ -16,6 +16,7 @@ for f in results.csv summary.md runs.csv; do
 done
 grep -q "^micro,empty,micro,--mode empty,1,mutex,1,0," "$out/results.csv" || fail "no mutex row for micro empty"
 grep -q "^| disjoint | 2 |" "$out/summary.md" || fail "summary.md lacks the disjoint 2-thread row"
+grep -Eq "^Floor under any barrier .*only loads costs [0-9]+\.[0-9]{2} ns per access, one that only stores [0-9]+\.[0-9]{2} ns" "$out/summary.md" || fail "summary.md lacks the call floor"
 if [ -z "$plots" ]; then
     [ -s "$out/throughput-2t.png" ] || fail "no throughput-2t.png"
 fi

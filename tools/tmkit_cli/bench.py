@@ -26,6 +26,7 @@ import time
 from collections import namedtuple
 
 from . import paths
+from .bench_floor import floor_lines, measure_floor
 from .hang import run_limited
 from .bench_report import (RAW_FIELDS, RESULT_FIELDS, goals, goals_table, make_plots,
                            result_rows, update_readme, write_csv, write_summary)
@@ -354,6 +355,8 @@ def run(root, args, argv):
                   if not args.quick or i == 1 or c.name in ("mutex", "libitm-ml_wt")]
     res, raw = run_suite(root, cases, configs, threads, repeats, seconds, cg_divisor, cg_configs,
                          max(1, os.cpu_count() or 1), log)
+    if "micro" in chosen:
+        meta["floor"] = measure_floor(root, repeats, log)
     meta["duration"] = time.monotonic() - t0
     meta["load_end"] = loadavg()
 
@@ -379,6 +382,8 @@ def run(root, args, argv):
         for line in gt:
             if not line.startswith("|---"):
                 log("  " + line)
+    for line in filter(None, floor_lines(meta.get("floor"))):
+        log("  " + line)
     log("")
     log(f"results: {rel}/ (summary.md, results.csv, runs.csv{', ' + ', '.join(plots) if plots else ''})")
     if label == "all" and not args.quick and not args.out:

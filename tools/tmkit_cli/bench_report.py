@@ -8,6 +8,7 @@ import math
 import os
 import subprocess
 
+from .bench_floor import floor_lines
 from .bench_overhead import overhead_section
 
 def fmt_rate(x):
@@ -202,6 +203,7 @@ def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
         L.append("")
         L += gt
         L.append("")
+        L += floor_lines(meta.get("floor"))
     L += overhead_section(res, cases, configs, threads)
     L += section_head("Throughput",
                       "Each cell: median ops/s (ratio to mutex, ratio to libitm). Min and max "
