@@ -24,11 +24,15 @@
  *  - When an epoch ends, the first thread to notice (each thread looks every TM_CM_WINDOW
  *    commits) decides: after a probe epoch, the probed mode wins if it was more than 1/8
  *    cheaper than the incumbent; the incumbent keeps winning for `run` epochs, doubling after
- *    every lost probe (up to TM_CM_RUN_MAX), then the next other mode (round robin) is probed
- *    for two epochs, the first only warming it up: right after a switch, threads are still
+ *    every lost probe (up to TM_CM_RUN_MAX), then the next other mode (round robin) is probed:
+ *    a quarter epoch of warm-up, not measured (right after a switch, threads are still
  *    leaving the old mode's back-off and sleepers on the serial lock have not settled, and
  *    with more threads than cores single epochs of serial mode measured from 111 to 662
- *    cycles per commit (bank at 4 threads on 2 cores, 2026-11-22).
+ *    cycles per commit: bank at 4 threads on 2 cores, 2026-11-22), then one measured epoch,
+ *    cut short a quarter in if the challenger already costs twice the incumbent (it has lost
+ *    whatever the rest would show). Until 2026-11-24 the warm-up was a whole epoch and every
+ *    probe ran two: serial probes of empty transactions at 2 threads then took 14-24 of ~195
+ *    epochs, now ~8.
  *  - Probing is not free: a probe runs a mode that usually loses, and serial mode for read-only
  *    transactions at 2 threads costs 2-4x. With the back-off capped at 64 epochs, probes cost
  *    adaptive 10-17% of NOrec's throughput on empty transactions at 2 threads (3 s runs; ~0%
