@@ -140,13 +140,17 @@ static uint64_t tm_serial_lock(void)
     if (tm_serial_trylock())
         return 0;
     uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
-    /* Contended: mark waiters (2) and sleep at once, as glibc's default mutex does; seq_cst for
-     * the same reason as the trylock. Spinning first (100 pauses, an earlier version) made the
-     * waiter pull the lock's line away from the holder at every hand-off: at 2 threads,
-     * serialirr on a shared counter ran at 0.39x the mutex with it and 0.68x without it, the LRU
-     * at s=2 at 0.37x and 0.80x (bench micro lru bank --configs tmkit-serialirr, 2026-11-22). */
-    while (atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
-        tm_futex_wait(&tm_serial_word, 2);
+    /* Contended: first wait passively (serial_wait.c: timed sleeps that the holder never has to
+     * end), then mark waiters (2) and sleep until an unlock wakes us, as glibc's default mutex
+     * does; seq_cst for the same reason as the trylock. Spinning first (100 pauses, an earlier
+     * version) made the waiter pull the lock's line away from the holder at every hand-off: at
+     * 2 threads, serialirr on a shared counter ran at 0.39x the mutex with it and 0.68x without
+     * it, the LRU at s=2 at 0.37x and 0.80x (bench micro lru bank --configs tmkit-serialirr,
+     * 2026-11-22). */
+    if (!tm_serial_poll_wait(tm_serial_trylock)) {
+        while (atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
+            tm_futex_wait(&tm_serial_word, 2);
+    }
     return w0 ? tm_stats_now() - w0 : 0;
 }
 

@@ -12,6 +12,8 @@ extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN; /* a reader sleeps until the 
 TM_HIDDEN void tm_serial_locked(tm_tx *tx);       /* drain unless readers are excluded */
 TM_HIDDEN void tm_serial_wake(uint32_t old);      /* the unlock's sleepers, if any */
 TM_HIDDEN void tm_cm_window(tm_tx *tx);           /* every TM_CM_WINDOW commits: epoch over? */
+/* A contended waiter's passive phase (serial_wait.c): true if `trylock` took the lock. */
+TM_HIDDEN bool tm_serial_poll_wait(bool (*trylock)(void));
 
 #define TM_CM_WINDOW 128u
 
