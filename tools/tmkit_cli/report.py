@@ -205,9 +205,10 @@ def line(r):
             f"{r['wasted_ms']:>8.2f} {100 * r['lost']:>5.1f}% {r['serial']:>7}  {extra}").rstrip()
 
 
-def epochs(profs):
-    """adaptive's epochs per mode, summed over the profiles that have them (else None)."""
-    have = [p["adaptive_epochs"] for p in profs if isinstance(p.get("adaptive_epochs"), dict)]
+def epochs(profs, key="adaptive_epochs"):
+    """adaptive's epochs (or another per-mode count: adaptive_probes) per mode, summed over the
+    profiles that have them (else None)."""
+    have = [p[key] for p in profs if isinstance(p.get(key), dict)]
     if not have:
         return None
     out = {}
@@ -221,6 +222,8 @@ def describe(prof):
     merged = prof.get("merged", [prof])
     e = epochs(merged)
     modes = ("; adaptive epochs: " + ", ".join(f"{m} {n}" for m, n in e.items())) if e else ""
+    pr = epochs(merged, "adaptive_probes")
+    modes += ("; probes: " + ", ".join(f"{m} {n}" for m, n in pr.items())) if e and pr else ""
     sw = [p["adaptive_switches"] for p in merged if _int(p.get("adaptive_switches"))]
     modes += f", {sum(sw)} switches" if e and sw else ""
     return (f"{prof['path']}: {prof.get('program')} (pid {prof.get('pid')}, algorithm "
