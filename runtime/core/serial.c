@@ -7,7 +7,9 @@
  * the other side's variable, so at least one of them sees the other.
  *
  * The writer word is also a futex mutex (0 free, 1 held, 2 held with waiters) that serializes
- * writers; an unlock wakes one waiting writer, as glibc's mutex does. Readers sleep during long
+ * writers; an unlock wakes one waiting writer, as glibc's mutex does, but a contended writer
+ * first waits passively, in timed sleeps the holder never has to end (serial_wait.c), and
+ * registers as a waiter only if that phase (~1 ms) does not get it the lock. Readers sleep during long
  * irrevocable sections on a second futex word, a generation the unlock bumps when a reader has
  * said it sleeps (tm_serial_rwait): waking every waiter on the writer word instead made each
  * hand-off wake all waiting writers, most of which went back to sleep (serialirr at 4 threads
