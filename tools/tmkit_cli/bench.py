@@ -15,21 +15,20 @@ from the project venv (scripts/venv.sh), all written by bench_report.py.
 import concurrent.futures
 import datetime
 import os
-import platform
-import re
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections import namedtuple
 
 from . import paths
+from .bench_exec import (callgrind_instr, describe_rc, git_revision, loadavg, machine_info,
+                         run_once)
 from .bench_floor import floor_lines, measure_floor
-from .hang import run_limited
-from .bench_report import (RAW_FIELDS, RESULT_FIELDS, goals, goals_table, make_plots,
-                           result_rows, update_readme, write_csv, write_summary)
+from .bench_goals import goals, goals_table
+from .bench_report import (RAW_FIELDS, RESULT_FIELDS, make_plots, result_rows, update_readme,
+                           write_csv, write_summary)
 
 Case = namedtuple("Case", "suite name prog args cg_ops")
 Config = namedtuple("Config", "name build env")
@@ -82,11 +81,6 @@ REPEATS, SECONDS = 5, 0.3
 QUICK_REPEATS, QUICK_SECONDS, QUICK_CG_DIVISOR = 1, 0.05, 10
 
 
-def _base_env():
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith("TMKIT_") and k not in ("LD_LIBRARY_PATH", "ITM_DEFAULT_METHOD")}
-
-
 def configurations(root, with_stats=False):
     lib = paths.libdir(root)
     configs = [Config("mutex", "mutex", {})]
@@ -100,100 +94,6 @@ def configurations(root, with_stats=False):
     configs.append(Config("libitm", "tm", {}))
     configs.append(Config("libitm-ml_wt", "tm", {"ITM_DEFAULT_METHOD": "ml_wt"}))
     return configs
-
-
-def parse_line(text):
-    """The last key=value line a program printed, as a dict."""
-    lines = [ln for ln in text.splitlines() if "=" in ln]
-    if not lines:
-        return {}
-    return dict(kv.split("=", 1) for kv in lines[-1].split() if "=" in kv)
-
-
-def _describe_rc(rc):
-    if rc is None:
-        return "timeout"
-    if rc < 0:
-        try:
-            import signal
-            return f"killed by {signal.Signals(-rc).name}"
-        except ValueError:
-            return f"killed by signal {-rc}"
-    return f"exit {rc}"
-
-
-def run_once(root, case, config, extra_args, timeout):
-    exe = os.path.join(paths.bindir(root), f"{case.prog}-{config.build}")
-    cmd = [exe] + case.args + extra_args
-    env = dict(_base_env(), **config.env)
-    rc, out, err = run_limited(cmd, env, timeout)
-    err = err.strip().splitlines()
-    return rc, parse_line(out), err[-1] if err else ""
-
-
-def callgrind_instr(root, case, config, ops, timeout=600):
-    """Total instructions callgrind counted for one run with --ops ops (None if it failed)."""
-    exe = os.path.join(paths.bindir(root), f"{case.prog}-{config.build}")
-    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-           exe] + case.args + ["--threads", "1", "--ops", str(ops)]
-    env = dict(_base_env(), **config.env)
-    if "TMKIT_STATS" in env:
-        # Under valgrind a transaction takes ~50x longer, so the adaptive time sampling would
-        # time far more attempts than natively; a fixed stride of 256 is what short
-        # transactions get natively.
-        env["TMKIT_STATS_STRIDE"] = "256"
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-    m = re.search(r"Collected\s*:\s*(\d+)", p.stderr)
-    if p.returncode != 0 or not m or parse_line(p.stdout).get("ok") != "1":
-        return None
-    return int(m.group(1))
-
-
-def machine_info():
-    cpu = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    def first_line(cmd):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()[0]
-        except (OSError, IndexError):
-            return "unknown"
-    return {
-        "nproc": str(os.cpu_count()),
-        "cpu": cpu,
-        "kernel": platform.release(),
-        "gcc": first_line(["gcc", "--version"]),
-        "valgrind": first_line(["valgrind", "--version"]),
-        "libitm": subprocess.run(["gcc", "-print-file-name=libitm.so.1"], capture_output=True,
-                                 text=True).stdout.strip(),
-    }
-
-
-def git_revision(root):
-    try:
-        rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "runtime",
-                                "bench", "include"], capture_output=True, text=True).stdout.strip()
-        return rev + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def loadavg():
-    try:
-        return " ".join(open("/proc/loadavg").read().split()[:3])
-    except OSError:
-        return "unknown"
 
 
 class Results:
@@ -213,7 +113,7 @@ class Results:
             self.by_repeat.setdefault(key, {})[repeat] = float(fields["ops_per_s"])
             self.ns.setdefault(key, []).append(float(fields["ns_per_op"]))
         else:
-            reason = _describe_rc(rc) if rc != 0 else "invariant failed (ok=0)"
+            reason = describe_rc(rc) if rc != 0 else "invariant failed (ok=0)"
             self.failures.setdefault(key, []).append(reason + (f": {err}" if err else ""))
         return ok
 
@@ -253,7 +153,7 @@ def run_suite(root, cases, configs, threads, repeats, seconds, cg_divisor, cg_co
                                 "threads": thr, "config": config.name,
                                 "ops_per_s": fields.get("ops_per_s", ""),
                                 "ns_per_op": fields.get("ns_per_op", ""),
-                                "ok": fields.get("ok", ""), "status": _describe_rc(rc),
+                                "ok": fields.get("ok", ""), "status": describe_rc(rc),
                                 "output": " ".join(f"{k}={v}" for k, v in fields.items())})
                     done += 1
         elapsed = time.monotonic() - t0

@@ -17,26 +17,22 @@ results.csv (medians per point), crosscheck.csv, summary.md and throughput.png /
 (bench_webcache_plot.py under the project venv). A full default run also copies its summary to
 bench/results/webcache/summary.md (the stable "latest" path).
 """
-import argparse
-import csv
 import datetime
-import json
 import os
 import re
-import select
 import shlex
 import shutil
-import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
-from . import bench, bench_webcache_plot as wplot, paths, report
+from . import bench_exec, bench_webcache_plot as wplot, paths, report
+from .bench_report import write_csv
+from .bench_webcache_args import parse_args
+from .bench_webcache_server import (PointError, Server, run_load, run_wrk, system_libitm_dir,
+                                    tm_profile)
 
-BUILDS = ["nocache", "lock", "tm-tmkit", "tm-libitm"]
 RUN_FIELDS = ["repeat", "s", "threads", "build", "connections", "rps", "mean_ms", "p50_ms",
               "p99_ms", "errors", "non2xx", "requests", "inflight_at_end", "oldest_inflight_ms",
               "hit_rate", "entries", "evictions",
@@ -48,170 +44,12 @@ CROSS_FIELDS = ["s", "threads", "build", "connections", "load_rps", "load_mean_m
                 "wrk_mean_ms", "wrk_errors", "wrk_non2xx", "ratio_wrk_to_load"]
 
 
-class PointError(Exception):
-    pass
-
-
-def _floats(text, what):
-    try:
-        xs = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad {what} '{text}' (want e.g. 0.1,1,2)")
-    if not xs or min(xs) < 0:
-        raise argparse.ArgumentTypeError(f"bad {what} '{text}'")
-    return xs
-
-
-def _ints(text):
-    try:
-        xs = sorted({int(x) for x in text.split(",")})
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad thread list '{text}' (want e.g. 1,2,4)")
-    if not xs or xs[0] < 1:
-        raise argparse.ArgumentTypeError(f"bad thread list '{text}'")
-    return xs
-
-
-def _builds(text):
-    xs = [x for x in text.split(",") if x]
-    bad = [x for x in xs if x not in BUILDS]
-    if bad or not xs:
-        raise argparse.ArgumentTypeError(f"unknown build '{(bad or [text])[0]}'; valid: "
-                                         + ", ".join(BUILDS))
-    return xs
-
-
-def parse_args(argv):
-    nproc = os.cpu_count() or 1
-    p = argparse.ArgumentParser(prog="tmkit bench webcache", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--s", type=lambda t: _floats(t, "--s"), default=[0.1, 1.0, 2.0],
-                   help="Zipf exponents (default 0.1,1,2)")
-    p.add_argument("--builds", type=_builds, default=list(BUILDS),
-                   help="server builds (default " + ",".join(BUILDS) + ")")
-    p.add_argument("--threads", type=_ints, default=list(range(1, nproc + 1)),
-                   help=f"worker-thread counts (default 1..nproc = 1..{nproc})")
-    p.add_argument("--repeats", type=int, help="runs per point (default 3; --quick 1)")
-    p.add_argument("--duration", type=float, help="measured seconds per run (default 3; --quick 0.4)")
-    p.add_argument("--warmup", type=float, help="warm-up seconds per run (default 1; --quick 0.3)")
-    p.add_argument("--connections", type=int, default=0,
-                   help="client connections (default 2 x threads + 2; the server closes a connection after 100 requests, so queued clients take turns)")
-    p.add_argument("--max-entries", type=int, default=256,
-                   help="cache entries (default 256, ~7%% of the ~3,500-page catalog)")
-    p.add_argument("--max-bytes", type=int, default=64 << 20, help="cache bytes (default 64 MiB)")
-    p.add_argument("--policy", choices=["lru", "gdsf"], default="gdsf",
-                   help="cache replacement (default gdsf, the server's and mod_mem_cache's default)")
-    p.add_argument("--crosscheck", choices=["wrk", "none"], default="wrk",
-                   help="client for the cross-check points (default wrk)")
-    p.add_argument("--quick", action="store_true", help="one short repeat (a smoke run)")
-    p.add_argument("--out", help="output directory")
-    p.add_argument("--build", help="build directory (default build/)")
-    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    a = p.parse_args(argv)
-    a.repeats = a.repeats or (1 if a.quick else 3)
-    a.duration = a.duration or (0.4 if a.quick else 3.0)
-    a.warmup = a.warmup if a.warmup is not None else (0.3 if a.quick else 1.0)
-    if a.repeats < 1 or a.duration <= 0 or a.warmup < 0 or a.connections < 0:
-        p.error("--repeats, --duration must be positive; --warmup, --connections not negative")
-    return a
-
-
-def system_libitm_dir():
-    out = subprocess.run(["gcc", "-print-file-name=libitm.so.1"], capture_output=True,
-                         text=True).stdout.strip()
-    return os.path.dirname(os.path.realpath(out)) if os.path.isabs(out) else None
-
-
-class Server:
-    """One webcache process: started, asked for /_stats, stopped with SIGTERM."""
-
-    def __init__(self, exe, args, env, log_path):
-        self.log = open(log_path, "w")
-        self.proc = subprocess.Popen([exe] + args, stdout=subprocess.PIPE, stderr=self.log,
-                                     env=env, text=True)
-        ready, _, _ = select.select([self.proc.stdout], [], [], 15)
-        line = self.proc.stdout.readline() if ready else ""
-        m = re.search(r"listening on ([0-9.]+):(\d+)", line)
-        if not m:
-            self.stop()
-            raise PointError(f"{os.path.basename(exe)} did not start (printed {line.strip()!r})"
-                             + self.log_tail())
-        self.base = f"http://{m.group(1)}:{m.group(2)}"
-
-    def log_tail(self):
-        """The server's last stderr lines, for failure messages."""
-        try:
-            with open(self.log.name) as f:
-                lines = [ln.strip() for ln in f if ln.strip()]
-        except OSError:
-            return ""
-        return "; stderr: " + " | ".join(lines[-3:]) if lines else ""
-
-    def libitm(self):
-        try:
-            with open(f"/proc/{self.proc.pid}/maps") as f:
-                for line in f:
-                    if line.rstrip().endswith("libitm.so.1") or "/libitm.so" in line:
-                        return os.path.realpath(line.split()[-1])
-        except OSError:
-            pass
-        return ""
-
-    def stats(self):
-        with urllib.request.urlopen(self.base + "/_stats", timeout=10) as r:
-            return json.loads(r.read().decode())
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait()
-        self.proc.stdout.close()
-        self.log.close()
-        return rc
-
-
-def tm_profile(path):
-    """(starts, commits, aborts) summed over the profile and its forked children's."""
-    starts = commits = aborts = 0
-    for p in report.with_children([path]):
-        prof = report.load(p)
-        for s in prof["sites"]:
-            starts += s.get("starts", 0)
-            commits += s.get("commits", 0)
-            aborts += sum(s.get(r, 0) for r in report.REASONS)
-    return starts, commits, aborts
-
-
-def run_load(bindir, urls, base, conns, duration):
-    cmd = [os.path.join(bindir, "webcache-load"), "--url-file", urls, "--base", base,
-           "--connections", str(conns), "--duration", str(duration), "--json"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
-    if p.returncode != 0:
-        raise PointError(f"webcache-load exit {p.returncode}: {p.stderr.strip()}")
-    return json.loads(p.stdout)
-
-
-def run_wrk(root, urls, base, conns, duration):
-    script = os.path.join(root, "apps", "loadgen", "wl_wrk_urls.lua")
-    cmd = ["wrk", "-t", "1", "-c", str(conns), "-d", f"{max(1, round(duration))}s", "-s", script,
-           base, "--", urls]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
-    m = re.search(r"^wl_wrk (\{.*\})$", p.stdout, re.M)
-    if p.returncode != 0 or not m:
-        raise PointError(f"wrk exit {p.returncode}: {(p.stderr or p.stdout).strip()[-200:]}")
-    return json.loads(m.group(1))
-
-
 class Experiment:
     def __init__(self, root, a, bindir, workdir, log):
         self.root, self.a, self.bindir, self.work, self.log = root, a, bindir, workdir, log
         self.sysdir = system_libitm_dir()
         self.tmkit_lib = os.path.realpath(os.path.join(os.path.dirname(bindir), "lib"))
-        self.env = bench._base_env()
+        self.env = bench_exec.base_env()
         self.urls = {}
 
     def url_files(self, s):
@@ -326,7 +164,7 @@ def check_build(bindir, a):
 def run(argv, root):
     log = lambda msg: print(msg, flush=True)  # noqa: E731
     try:
-        a = parse_args(argv)
+        a = parse_args(argv, __doc__.split("\n\n")[0])
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
     builddir = os.path.abspath(a.build) if a.build else paths.builddir(root)
@@ -347,8 +185,8 @@ def run(argv, root):
                              capture_output=True, text=True).stdout.count("\n")
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
             "command": "bin/tmkit bench webcache" + "".join(" " + shlex.quote(x) for x in argv),
-            "machine": bench.machine_info(), "revision": bench.git_revision(root),
-            "load_start": bench.loadavg(), "catalog": catalog}
+            "machine": bench_exec.machine_info(), "revision": bench_exec.git_revision(root),
+            "load_start": bench_exec.loadavg(), "catalog": catalog}
     points = len(a.s) * len(a.threads) * len(a.builds) * a.repeats
     log(f"tmkit bench webcache: s {','.join(f'{s:g}' for s in a.s)} x threads "
         f"{','.join(map(str, a.threads))} x {', '.join(a.builds)} x {a.repeats} repeat(s) = "
@@ -377,12 +215,12 @@ def run(argv, root):
                     failures.setdefault((s, max(a.threads), "crosscheck"), []).append(str(e))
                     log(f"  FAILED cross-check s={s:g}: {e}")
             log(f"  cross-checks done, {time.monotonic() - t0:.0f} s elapsed")
-    meta["duration"], meta["load_end"] = time.monotonic() - t0, bench.loadavg()
+    meta["duration"], meta["load_end"] = time.monotonic() - t0, bench_exec.loadavg()
     results = wplot.aggregate(rows, failures, a)
-    bench.write_csv(os.path.join(outdir, "runs.csv"), rows, RUN_FIELDS)
-    bench.write_csv(os.path.join(outdir, "results.csv"), results, RESULT_FIELDS)
+    write_csv(os.path.join(outdir, "runs.csv"), rows, RUN_FIELDS)
+    write_csv(os.path.join(outdir, "results.csv"), results, RESULT_FIELDS)
     if cross:
-        bench.write_csv(os.path.join(outdir, "crosscheck.csv"), cross, CROSS_FIELDS)
+        write_csv(os.path.join(outdir, "crosscheck.csv"), cross, CROSS_FIELDS)
     plots, note = ([], "--no-plots") if a.no_plots else make_plots(root, outdir)
     if note:
         meta["plot_note"] = note
