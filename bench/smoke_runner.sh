@@ -20,6 +20,17 @@ grep -Eq "^Floor under any barrier .*only loads costs [0-9]+\.[0-9]{2} ns per ac
 if [ -z "$plots" ]; then
     [ -s "$out/throughput-2t.png" ] || fail "no throughput-2t.png"
 fi
+# Every run reports how evenly its threads shared the work; a 1-thread run shares it all.
+python3 - "$out" <<'PY' || fail "min_share"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
+for r in rows:
+    s = float(r["min_share"])
+    assert 0 <= s <= 1.0005, r
+    assert int(r["threads"]) > 1 or s > 0.999, r
+text = open(sys.argv[1] + "/summary.md").read()
+assert "## Work shared among threads" in text and "| mutex | " in text, text
+PY
 # --with-stats: the overhead section pairs each repeat's run with statistics with the same
 # repeat's run without (bench_overhead.py): every case gets a ratio at both thread counts.
 "$ROOT/bin/tmkit" bench micro --quick --repeats 2 --with-stats --no-callgrind --no-plots \

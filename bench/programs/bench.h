@@ -207,16 +207,23 @@ static int bench_main(int argc, char **argv, const char *name, const bench_optio
             ;
         atomic_store(&bench_cfg.stop, 1);
     }
-    long ops = 0;
+    long ops = 0, least = -1;
     for (int i = 0; i < n; i++) {
         pthread_join(tids[i], NULL);
         ops += ts[i].ops;
+        if (least < 0 || ts[i].ops < least)
+            least = ts[i].ops;
     }
     double elapsed = bench_now() - t0;
+    /* min_share: the slowest thread's operations over the mean (1 = even; a timed run in which
+     * one thread starves the others reads near 0). Fixed --ops runs read 1 by construction. */
+    double min_share = ops ? (double)least * n / (double)ops : 1.0;
     int ok = bench_check(ts, n);
 
-    printf("build=%s bench=%s threads=%d ops=%ld seconds=%.3f ops_per_s=%.0f ns_per_op=%.2f",
-           BENCH_BUILD, name, n, ops, elapsed, ops / elapsed, ops ? n * elapsed * 1e9 / ops : 0.0);
+    printf("build=%s bench=%s threads=%d ops=%ld seconds=%.3f ops_per_s=%.0f ns_per_op=%.2f "
+           "min_share=%.3f",
+           BENCH_BUILD, name, n, ops, elapsed, ops / elapsed, ops ? n * elapsed * 1e9 / ops : 0.0,
+           min_share);
     for (const bench_option *o = options; o && o->name; o++) {
         if (o->type == BENCH_LONG)
             printf(" %s=%ld", o->name, *(long *)o->value);

@@ -102,6 +102,7 @@ class Results:
     def __init__(self):
         self.samples = {}   # key -> [ops_per_s]
         self.ns = {}        # key -> [ns_per_op]
+        self.share = {}     # key -> [min_share]: the slowest thread's ops over the mean
         self.failures = {}  # key -> [reason]
         self.by_repeat = {}  # key -> {repeat: ops_per_s}, for paired ratios (bench_overhead.py)
         self.instr = {}     # (case name, config name) -> instr per op
@@ -112,6 +113,8 @@ class Results:
             self.samples.setdefault(key, []).append(float(fields["ops_per_s"]))
             self.by_repeat.setdefault(key, {})[repeat] = float(fields["ops_per_s"])
             self.ns.setdefault(key, []).append(float(fields["ns_per_op"]))
+            if "min_share" in fields:
+                self.share.setdefault(key, []).append(float(fields["min_share"]))
         else:
             reason = describe_rc(rc) if rc != 0 else "invariant failed (ok=0)"
             self.failures.setdefault(key, []).append(reason + (f": {err}" if err else ""))
@@ -124,6 +127,12 @@ class Results:
     def median_ns(self, key):
         s = self.ns.get(key)
         return statistics.median(s) if s else None
+
+    def min_share(self, key):
+        """The lowest min_share of the repeats (None without samples): how unevenly the worst
+        repeat shared the work among its threads."""
+        s = self.share.get(key)
+        return min(s) if s else None
 
     def ratio(self, key, base_config):
         case, threads, _ = key
@@ -153,6 +162,7 @@ def run_suite(root, cases, configs, threads, repeats, seconds, cg_divisor, cg_co
                                 "threads": thr, "config": config.name,
                                 "ops_per_s": fields.get("ops_per_s", ""),
                                 "ns_per_op": fields.get("ns_per_op", ""),
+                                "min_share": fields.get("min_share", ""),
                                 "ok": fields.get("ok", ""), "status": describe_rc(rc),
                                 "output": " ".join(f"{k}={v}" for k, v in fields.items())})
                     done += 1

@@ -10,6 +10,7 @@ import subprocess
 from .bench_floor import floor_lines
 from .bench_goals import geomean, goals_table  # noqa: F401 (geomean: bench_overhead)
 from .bench_overhead import overhead_section
+from .bench_share import share_section
 
 def fmt_rate(x):
     if x is None:
@@ -58,6 +59,7 @@ def result_rows(res, cases, configs, threads):
                     "ratio_vs_mutex": _fmt_opt(res.ratio(key, "mutex")),
                     "ratio_vs_libitm": _fmt_opt(res.ratio(key, "libitm")),
                     "instr_per_op": f"{instr:.1f}" if instr is not None else "",
+                    "min_share": _fmt_opt(res.min_share(key)),
                 })
     return rows
 
@@ -68,8 +70,8 @@ def _fmt_opt(x):
 
 RESULT_FIELDS = ["suite", "case", "program", "args", "threads", "config", "runs", "failures",
                  "median_ops_per_s", "min_ops_per_s", "max_ops_per_s", "median_ns_per_op",
-                 "ratio_vs_mutex", "ratio_vs_libitm", "instr_per_op"]
-RAW_FIELDS = ["repeat", "suite", "case", "threads", "config", "ops_per_s", "ns_per_op", "ok",
+                 "ratio_vs_mutex", "ratio_vs_libitm", "instr_per_op", "min_share"]
+RAW_FIELDS = ["repeat", "suite", "case", "threads", "config", "ops_per_s", "ns_per_op", "min_share", "ok",
               "status", "output"]
 
 
@@ -129,6 +131,7 @@ def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
         L.append("")
         L += floor_lines(meta.get("floor"))
     L += overhead_section(res, cases, configs, threads)
+    L += share_section(res, cases, configs, threads)
     L += section_head("Throughput",
                       "Each cell: median ops/s (ratio to mutex, ratio to libitm). Min and max "
                       "of the repeats are in results.csv.",
