@@ -1,0 +1,157 @@
+/* The core modules' interfaces that work on the descriptor: the current thread's descriptor
+ * (thread.c), the serial lock (serial.c), the fault guard, the single-thread bias, contention
+ * management, begin/commit, checkpoints, utilities and exception state. Included by tx.h after
+ * the descriptor's definition, which the inline functions here need; include tx.h, not this.
+ */
+#ifndef TMKIT_TX_MODULES_H
+#define TMKIT_TX_MODULES_H
+#ifndef TMKIT_TX_H
+#error "include core/tx.h, which includes this file"
+#endif
+
+/* thread.c */
+extern __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec"))) TM_HIDDEN;
+
+/* The descriptor's pseudo-random numbers (xorshift64; back-off, statistics sampling). */
+static inline uint64_t tm_rng_next(tm_tx *tx)
+{
+    tx->rng ^= tx->rng << 13;
+    tx->rng ^= tx->rng >> 7;
+    tx->rng ^= tx->rng << 17;
+    return tx->rng;
+}
+
+/* The barriers' copy of tm_cur, kept in the thread control block word glibc reserves for the
+ * TM runtime (tcbhead_t.__private_tm[0], at %fs:0x50 on x86-64; libitm uses these words too,
+ * and only one runtime can be loaded under the libitm soname). It costs one load, where the
+ * initial-exec variable costs a GOT load and a dependent %fs load. Unlike a TLS variable the
+ * word is not reinitialized when glibc reuses a dead thread's stack and TCB for a new thread,
+ * so it must be NULL whenever its thread has no descriptor: a thread clears it when it gives
+ * its descriptor back (thread.c), and a forked child clears it in the TCBs of the parent's
+ * other threads, which glibc keeps for reuse (tx->tcb says where; tm_fork_child). Its offset,
+ * TM_TCB_WORD, is in tx_layout.h. */
+static inline __attribute__((always_inline)) tm_tx *tm_cur_tcb(void)
+{
+    tm_tx *tx;
+    __asm__("movq %%fs:%c1, %0" : "=r"(tx) : "i"(TM_TCB_WORD));
+    return tx;
+}
+
+static inline void tm_cur_set(tm_tx *tx)
+{
+    if (tm_cur)
+        tm_cur->tcb = 0;
+    if (tx) {
+        uintptr_t self;
+        __asm__("movq %%fs:0, %0" : "=r"(self)); /* tcbhead_t.tcb: the TCB's own address */
+        tx->tcb = self;
+    }
+    tm_cur = tx;
+    __asm__ volatile("movq %0, %%fs:%c1" : : "r"(tx), "i"(TM_TCB_WORD) : "memory");
+}
+TM_HIDDEN tm_tx *tm_tx_create(void);
+TM_HIDDEN tm_tx *tm_registry_head(void);
+
+static inline tm_tx *tm_self(void)
+{
+    tm_tx *tx = tm_cur;
+    if (TM_UNLIKELY(tx == NULL))
+        tx = tm_tx_create();
+    return tx;
+}
+
+/* serial.c: the serial lock. Speculative transactions are readers (one flag each, no shared
+ * counter); serial and irrevocable transactions are the writer. */
+/* false: readers are excluded (adaptive runs serially), run this attempt serially */
+TM_HIDDEN bool tm_reader_enter(tm_tx *tx);
+TM_HIDDEN void tm_reader_exit(tm_tx *tx);
+TM_HIDDEN void tm_serial_acquire(tm_tx *tx);
+TM_HIDDEN bool tm_serial_try_upgrade(tm_tx *tx);
+TM_HIDDEN void tm_serial_exclude_readers(bool on);
+extern _Atomic uint32_t tm_serial_excl TM_HIDDEN;
+
+/* A hint, rechecked under the lock: adaptive runs serially and no reader can be running. */
+static inline bool tm_serial_excluding(void)
+{
+    /* relaxed: tm_serial_acquire rechecks it under the lock before skipping the drain. */
+    return atomic_load_explicit(&tm_serial_excl, memory_order_relaxed);
+}
+TM_HIDDEN void tm_serial_release(tm_tx *tx);
+TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts);
+
+/* faultguard.c: restarts doomed attempts that fault, in place of quiescence. */
+extern _Atomic bool tm_guard_active TM_HIDDEN;
+TM_HIDDEN void tm_guard_install(void);
+TM_HIDDEN void tm_guard_refresh(void);
+TM_HIDDEN void tm_serial_fork_prepare(void);
+TM_HIDDEN void tm_serial_fork_parent(void);
+TM_HIDDEN void tm_serial_fork_child(tm_tx *self);
+
+/* bias.c: the single-thread bias of the serial lock (see the design comment there). */
+extern _Atomic uint32_t tm_bias_multi TM_HIDDEN;
+
+static inline bool tm_bias_try_enter(tm_tx *tx)
+{
+    if (atomic_load_explicit(&tm_bias_multi, memory_order_relaxed))
+        return false; /* always, without membarrier (bias.c) */
+    atomic_store_explicit(&tx->shared_ts, 0, memory_order_relaxed);
+    /* compiler barrier only: a revoking thread's membarrier orders this store before our load
+     * below on the hardware side (asymmetric Dekker, bias.c). */
+    atomic_signal_fence(memory_order_seq_cst);
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_multi, memory_order_seq_cst))) {
+        atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+        return false;
+    }
+    tx->flags |= TM_F_BIASED;
+    return true;
+}
+
+static inline void tm_bias_exit(tm_tx *tx)
+{
+    tx->flags &= ~TM_F_BIASED;
+    /* release: the transaction's effects happen-before a revoking thread that sees INACTIVE. */
+    atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+}
+TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);
+TM_HIDDEN void tm_bias_thread_left(void);
+TM_HIDDEN uint32_t tm_bias_thread_count(void); /* threads with a descriptor (adaptive's choice) */
+TM_HIDDEN void tm_bias_fork_child(tm_tx *self);
+
+/* cm.c: contention management of the adaptive algorithm. */
+TM_HIDDEN void tm_cm_fork_child(void);
+TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
+TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);
+TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
+#define TM_CM_N_MODES 4
+extern const char *const tm_cm_mode_names[TM_CM_N_MODES] TM_HIDDEN;
+TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mode */
+TM_HIDDEN uint64_t tm_cm_probes(unsigned mode); /* probes adaptive made of a mode */
+TM_HIDDEN uint64_t tm_cm_cost(unsigned mode);   /* its last TSC cycles per commit (0: none) */
+TM_HIDDEN uint64_t tm_cm_switches(void);        /* changes of mode */
+
+/* begin.c */
+TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* a new attempt's execution mode */
+
+/* txn.c */
+TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);
+TM_HIDDEN void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc);
+TM_HIDDEN void tm_commit(tm_tx *tx, uintptr_t caller_frame);
+TM_HIDDEN void tm_commit_finish(tm_tx *tx, bool managed); /* after the release (txn.c) */
+TM_HIDDEN __attribute__((noreturn)) void tm_cancel(tm_tx *tx, uint32_t reason);
+TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg,
+                             uintptr_t aux);
+TM_HIDDEN bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg);
+
+/* checkpoint.S */
+TM_HIDDEN __attribute__((noreturn)) void tm_longjmp(const tm_jmpbuf *jb, uint32_t actions);
+
+/* util.c */
+TM_HIDDEN __attribute__((noreturn, format(printf, 1, 2))) void tm_fatal(const char *fmt, ...);
+TM_HIDDEN void *tm_xrealloc(void *p, size_t n, const char *what);
+TM_HIDDEN void tm_cpu_relax(unsigned iteration);
+
+/* eh.c */
+static inline void tm_eh_begin(tm_tx *tx) { tx->eh_saved = false; }
+TM_HIDDEN void tm_eh_rollback(tm_tx *tx, uint32_t catch_count_target, bool outer);
+
+#endif
