@@ -38,6 +38,11 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "privatization safety: writers wait for concurrent transactions where the algorithm needs "
      "it (auto: orec algorithms; NOrec and gl_wt restart doomed readers that fault), always "
      "(quiesce) or never (off)"},
+    {"TMKIT_SERIAL_WAIT", TM_CFG_WORDS, "sleep", 0, 0, {"sleep", "block"}, &tm_config.serial_wait,
+     "a thread waiting for the serial lock first sleeps briefly without registering, so the "
+     "holder runs undisturbed (sleep: the lock changes hands about once per sleep), or "
+     "registers at once to be woken by the unlock (block: lower hand-off latency, more "
+     "hand-offs)"},
     {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL}, NULL,
      "per-site statistics at exit: a JSON file path, or - for a table on stderr"},
     {"TMKIT_STATS_STRIDE", TM_CFG_UINT, "0", 0, 65536, {NULL}, &tm_config.stats_stride,

@@ -13,6 +13,7 @@ typedef struct tm_config {
     uint32_t max_retries;    /* TMKIT_MAX_RETRIES: failed attempts before running serially */
     uint32_t stats_stride; /* TMKIT_STATS_STRIDE: 0 adapts; N times ~1 attempt in N per site */
     uint32_t privatization;  /* TMKIT_PRIVATIZATION: enum tm_priv */
+    uint32_t serial_wait;    /* TMKIT_SERIAL_WAIT: enum tm_serial_wait_mode */
 } tm_config_t;
 
 /* TMKIT_PRIVATIZATION, in the order of its words in the table (config.c). */
@@ -20,6 +21,12 @@ enum tm_priv {
     TM_PRIV_AUTO,    /* quiesce unless the mode restarts faulting doomed readers (faultguard.c) */
     TM_PRIV_QUIESCE, /* every writer commit waits for concurrent transactions */
     TM_PRIV_OFF,     /* never: for programs that do not privatize */
+};
+
+/* TMKIT_SERIAL_WAIT, in the order of its words in the table (config.c). */
+enum tm_serial_wait_mode {
+    TM_SERIAL_WAIT_SLEEP, /* timed sleeps first, then register (serial_wait.c) */
+    TM_SERIAL_WAIT_BLOCK, /* register at once and sleep until an unlock wakes us (glibc's way) */
 };
 
 extern tm_config_t tm_config __attribute__((visibility("hidden")));

@@ -23,6 +23,8 @@
  * waiter that finds others registered (word 2: 3 or more contenders) joins them at once.
  * The sleeps are raw nanosleep system calls: libc's nanosleep is a cancellation point, and
  * pthread_cancel must not stop a thread inside the runtime.
+ * TMKIT_SERIAL_WAIT=block skips this phase (serial.c): waiters register at once, for programs
+ * that value each hand-off's latency over throughput.
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>

@@ -25,6 +25,12 @@ echo "$ERR" | grep -q "valid: auto, quiesce, off" || fail "choices not listed: $
 expect_rc 0 env TMKIT_PRIVATIZATION=off "$PROG" 2000
 expect_rc 0 env TMKIT_PRIVATIZATION=auto "$PROG" 2000
 expect_rc 0 env TMKIT_PRIVATIZATION=quiesce "$PROG" 2000
+expect_rc 2 env TMKIT_SERIAL_WAIT=spin "$PROG"
+echo "$ERR" | grep -q "TMKIT_SERIAL_WAIT='spin'.*valid: sleep, block" || fail "serial wait choices not listed: $ERR"
+for w in sleep block; do
+    expect_rc 0 env TMKIT_ALGO=serialirr TMKIT_SERIAL_WAIT=$w "$PROG" 20000 4
+    [ -z "$ERR" ] || fail "TMKIT_SERIAL_WAIT=$w printed: $ERR"
+done
 expect_rc 2 env TMKIT_ALOG=norec "$PROG"
 echo "$ERR" | grep -q "unknown configuration variable TMKIT_ALOG" || fail "typo not reported: $ERR"
 echo "$ERR" | grep -q "TMKIT_ALGO" || fail "known variables not listed: $ERR"
