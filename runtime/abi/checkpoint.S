@@ -125,8 +125,29 @@
 .ifb \counted
         TM_RET_UNINSTRUMENTED
 .else
+.ifc \counted,lock_serial
+        TM_LOCK_SERIAL                  /* inline: no jump back to .Llock_serial */
+.else
         jmp     \counted
 .endif
+.endif
+.endm
+
+/* Adaptive's serial mode, descriptor in %rax: the descriptor first (only this thread reads
+ * it, so the critical section stays short), then tm_serial_trylock_fast. Used at .Llock_serial
+ * and, with statistics on, inline after the count (TM_STATS_COUNTED lock_serial): the jump
+ * back to .Llock_serial was one of the ~6 instructions the count added to each serial-mode
+ * transaction. */
+.macro TM_LOCK_SERIAL
+        TM_OUTER_INIT %rax, TM_F_SERIAL_IRREVOCABLE
+        movq    %rax, %rsi
+        xorl    %eax, %eax
+        movl    $1, %r8d
+        lock cmpxchgl %r8d, tm_serial_line(%rip) /* .w, at offset 0; seq_cst as in serial_fast.h */
+        jne     tm_begin_serial_c       /* held: the C version waits */
+        cmpl    $0, tm_serial_excl(%rip)  /* relaxed: written only by lock holders */
+        je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
+        TM_RET_UNINSTRUMENTED
 .endm
 
         .text
@@ -176,18 +197,10 @@ _ITM_beginTransaction:
         je      .Lgeneral               /* a speculative mode (relaxed: rechecked under the lock) */
         cmpb    $0, tm_stats_on(%rip)   /* statistics count before the lock is taken, so */
         jne     .Lstats_serial          /* that the critical section does not grow */
-.Llock_serial:                          /* the descriptor first: only this thread reads it, */
-        TM_OUTER_INIT %rax, TM_F_SERIAL_IRREVOCABLE /* so the critical section stays short */
-        movq    %rax, %rsi              /* adaptive's serial mode: tm_serial_trylock_fast */
-        xorl    %eax, %eax
-        movl    $1, %r8d
-        lock cmpxchgl %r8d, tm_serial_line(%rip) /* .w, at offset 0; seq_cst as in serial_fast.h */
-        jne     tm_begin_serial_c       /* held: the C version waits */
-        cmpl    $0, tm_serial_excl(%rip)  /* relaxed: written only by lock holders */
-        je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
-        TM_RET_UNINSTRUMENTED
-.Lstats_serial:                         /* counted, then locked (also by tm_begin_serial_stats) */
-        TM_STATS_WHOLE %rax, 1, TM_SITE_FAST_SERIAL, tm_begin_serial_stats, .Llock_serial
+.Llock_serial:                          /* also where tm_begin_serial_stats goes on */
+        TM_LOCK_SERIAL
+.Lstats_serial:                         /* counted, then locked (a copy of the above, inline) */
+        TM_STATS_WHOLE %rax, 1, TM_SITE_FAST_SERIAL, tm_begin_serial_stats, lock_serial
 .Lgeneral:                              /* cannot be biased: straight to the general begin */
         TM_SAVE_JB0
         jmp     tm_begin_outer_general
