@@ -21,6 +21,40 @@ static inline _Atomic uint64_t *tm_orec_of(uintptr_t addr)
 }
 
 static inline bool tm_orec_locked(uint64_t v) { return v & 1; }
+
+/* The orecs a transaction has locked, in tx->algo_state: one type for both orec algorithms,
+ * which adaptive may run one after the other in the same thread (each resets `n` before use; a
+ * switch of algorithm drains every transaction, so none holds a lock across it). orec_lazy's
+ * locked orecs point at their record (owner: who holds it); orec_eager's hold tx | 1. The
+ * records follow the header in one block, so one free() releases everything. */
+typedef struct tm_lockrec {
+    tm_tx *owner;
+    uint64_t old; /* the orec value the lock replaced */
+    _Atomic uint64_t *orec;
+} tm_lockrec;
+
+typedef struct tm_locks {
+    size_t n, cap;
+    tm_lockrec rec[];
+} tm_locks;
+
+/* The thread's lock records with room for `want` (never moved while orecs point into it:
+ * orec_lazy reserves before it locks anything). */
+static inline tm_locks *tm_locks_reserve(tm_tx *tx, size_t want)
+{
+    tm_locks *l = tx->algo_state;
+    if (TM_UNLIKELY(!l || l->cap < want)) {
+        size_t cap = l ? l->cap : 32;
+        while (cap < want)
+            cap *= 2;
+        l = tm_xrealloc(l, sizeof *l + cap * sizeof l->rec[0], "orec lock records");
+        if (!tx->algo_state)
+            l->n = 0;
+        l->cap = cap;
+        tx->algo_state = l;
+    }
+    return l;
+}
 static inline uint64_t tm_orec_version(uint64_t v) { return v >> 1; }
 
 /* Starts an attempt at the current clock and publishes the snapshot for quiescence. */

@@ -22,16 +22,6 @@
 #include "algo.h"
 #include "orec.h"
 
-typedef struct tm_eager_lock {
-    _Atomic uint64_t *orec;
-    uint64_t old;
-} tm_eager_lock;
-
-typedef struct tm_eager_locks {
-    size_t n, cap;
-    tm_eager_lock rec[];
-} tm_eager_locks;
-
 static inline uint64_t tm_eager_mine(const tm_tx *tx) { return (uint64_t)(uintptr_t)tx | 1; }
 
 static bool eager_validate(tm_tx *tx)
@@ -49,13 +39,7 @@ static bool eager_validate(tm_tx *tx)
 static void eager_begin(tm_tx *tx)
 {
     tm_orec_begin(tx);
-    tm_eager_locks *l = tx->algo_state;
-    if (TM_UNLIKELY(!l)) { /* at the thread's first transaction, not in the middle of one */
-        l = tm_xrealloc(NULL, sizeof *l + 64 * sizeof l->rec[0], "orec lock list");
-        l->cap = 64;
-        tx->algo_state = l;
-    }
-    l->n = 0;
+    tm_locks_reserve(tx, 1)->n = 0; /* allocated at the thread's first transaction */
 }
 
 static void eager_read(tm_tx *tx, void *dst, const void *src, size_t len)
@@ -72,19 +56,16 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
     if (tm_orec_version(cur) > tx->snapshot && !tm_orec_extend(tx, eager_validate))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
-    tm_eager_locks *l = tx->algo_state;
-    if (l->n == l->cap) {
-        l = tm_xrealloc(l, sizeof *l + 2 * l->cap * sizeof l->rec[0], "orec lock list");
-        l->cap *= 2;
-        tx->algo_state = l;
-    }
+    tm_locks *l = tx->algo_state;
+    if (TM_UNLIKELY(l->n == l->cap))
+        l = tm_locks_reserve(tx, l->n + 1);
     /* acquire on success: the words are ours until we release the orec; the release fence
      * keeps our in-place stores after the lock for readers' orec re-checks. */
     if (!atomic_compare_exchange_strong_explicit(o, &cur, tm_eager_mine(tx), memory_order_acquire,
                                                  memory_order_relaxed))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
     atomic_thread_fence(memory_order_release);
-    l->rec[l->n++] = (tm_eager_lock){o, cur};
+    l->rec[l->n++] = (tm_lockrec){tx, cur, o};
 }
 
 static void eager_write(tm_tx *tx, void *dst, const void *src, size_t len)
@@ -98,7 +79,7 @@ static void eager_write(tm_tx *tx, void *dst, const void *src, size_t len)
 
 static void eager_release(tm_tx *tx, bool committed, uint64_t version)
 {
-    tm_eager_locks *l = tx->algo_state;
+    tm_locks *l = tx->algo_state;
     if (!l)
         return;
     for (size_t i = 0; i < l->n; i++)
@@ -112,7 +93,7 @@ static bool eager_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
 {
     (void)skip;
     *ts = 0;
-    tm_eager_locks *l = tx->algo_state;
+    tm_locks *l = tx->algo_state;
     if (!l || l->n == 0)
         return true; /* read-only */
     /* acq_rel: the new time orders after every commit we validated against. */
@@ -129,7 +110,7 @@ static bool eager_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
  * or it would accept our rolled-back data (ABA). */
 static void eager_rollback(tm_tx *tx)
 {
-    tm_eager_locks *l = tx->algo_state;
+    tm_locks *l = tx->algo_state;
     if (!l || l->n == 0)
         return;
     uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;

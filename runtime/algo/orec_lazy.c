@@ -26,33 +26,9 @@
 #include "algo.h"
 #include "orec.h"
 
-typedef struct tm_lockrec {
-    tm_tx *owner;
-    uint64_t old; /* the orec value the lock replaced */
-    _Atomic uint64_t *orec;
-} tm_lockrec;
-
 /* Line-aligned: its first and last orecs share no line with a neighbouring variable. */
 _Alignas(64) _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS];
 tm_line64 tm_orec_clock_line;
-
-/* The lock records of a committing transaction, in tx->algo_state. */
-typedef struct tm_locks {
-    tm_lockrec *rec;
-    size_t n, cap;
-} tm_locks;
-
-static tm_locks *tm_locks_of(tm_tx *tx)
-{
-    tm_locks *l = tx->algo_state;
-    if (TM_UNLIKELY(!l)) {
-        /* The records follow the header in one block, so one free() releases everything. */
-        l = tm_xrealloc(NULL, sizeof *l + 64 * sizeof *l->rec, "orec lock table");
-        *l = (tm_locks){(tm_lockrec *)(l + 1), 0, 64};
-        tx->algo_state = l;
-    }
-    return l;
-}
 
 /* Is the read log still valid? An orec locked by this transaction counts with the value it had
  * before we locked it. */
@@ -78,7 +54,7 @@ static void orec_begin(tm_tx *tx)
 {
     tm_orec_begin(tx);
     /* Allocated at the thread's first transaction, not in the middle of a commit. */
-    tm_locks_of(tx)->n = 0;
+    tm_locks_reserve(tx, 1)->n = 0;
 }
 
 static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
@@ -116,14 +92,7 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
     *ts = 0;
     if (tx->wset.n == 0)
         return true; /* read-only: every read was consistent with the snapshot */
-    tm_locks *l = tm_locks_of(tx);
-    if (l->cap < tx->wset.n) { /* no reallocation while orecs point into the table */
-        size_t cap = tx->wset.n * 2;
-        l = tm_xrealloc(l, sizeof *l + cap * sizeof *l->rec, "orec lock table");
-        l->rec = (tm_lockrec *)(l + 1);
-        l->cap = cap;
-        tx->algo_state = l;
-    }
+    tm_locks *l = tm_locks_reserve(tx, tx->wset.n); /* no move once orecs point into it */
     l->n = 0;
     for (size_t i = 0; i < tx->wset.n; i++) {
         _Atomic uint64_t *o = tm_orec_of(tx->wset.e[i].word);
