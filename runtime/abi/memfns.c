@@ -10,14 +10,15 @@
 #include <string.h>
 
 #include "../core/tx.h"
+#include "memfns.h"
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 
 #define TM_CHUNK 256
 
-static void *tm_copy(void *dst, const void *src, size_t len, bool src_tx, bool dst_tx, bool move)
+void *tm_mem_copy(tm_tx *tx, void *dst, const void *src, size_t len, bool src_tx, bool dst_tx,
+                  bool move)
 {
-    tm_tx *tx = tm_cur;
     const tm_dispatch *d = tx ? tx->disp : &tm_disp_direct;
     if (len == 0)
         return dst;
@@ -58,12 +59,12 @@ static void *tm_copy(void *dst, const void *src, size_t len, bool src_tx, bool d
 #define TM_MEMCPY(NAME, SRC_TX, DST_TX)                                              \
     TM_EXPORT void *NAME(void *dst, const void *src, size_t len)                     \
     {                                                                                \
-        return tm_copy(dst, src, len, SRC_TX, DST_TX, false);                        \
+        return tm_mem_copy(tm_cur, dst, src, len, SRC_TX, DST_TX, false);                        \
     }
 #define TM_MEMMOVE(NAME, SRC_TX, DST_TX)                                             \
     TM_EXPORT void *NAME(void *dst, const void *src, size_t len)                     \
     {                                                                                \
-        return tm_copy(dst, src, len, SRC_TX, DST_TX, true);                         \
+        return tm_mem_copy(tm_cur, dst, src, len, SRC_TX, DST_TX, true);                         \
     }
 
 TM_MEMCPY(_ITM_memcpyRnWt, false, true)
@@ -98,9 +99,8 @@ TM_MEMMOVE(_ITM_memmoveRtaWWt, true, true)
 TM_MEMMOVE(_ITM_memmoveRtaWWtaR, true, true)
 TM_MEMMOVE(_ITM_memmoveRtaWWtaW, true, true)
 
-static void *tm_set(void *dst, int c, size_t len)
+void *tm_mem_set(tm_tx *tx, void *dst, int c, size_t len)
 {
-    tm_tx *tx = tm_cur;
     const tm_dispatch *d = tx ? tx->disp : &tm_disp_direct;
     unsigned char buf[TM_CHUNK];
     memset(buf, c, len < TM_CHUNK ? len : TM_CHUNK);
@@ -112,6 +112,6 @@ static void *tm_set(void *dst, int c, size_t len)
     return dst;
 }
 
-TM_EXPORT void *_ITM_memsetW(void *dst, int c, size_t len) { return tm_set(dst, c, len); }
-TM_EXPORT void *_ITM_memsetWaR(void *dst, int c, size_t len) { return tm_set(dst, c, len); }
-TM_EXPORT void *_ITM_memsetWaW(void *dst, int c, size_t len) { return tm_set(dst, c, len); }
+TM_EXPORT void *_ITM_memsetW(void *dst, int c, size_t len) { return tm_mem_set(tm_cur, dst, c, len); }
+TM_EXPORT void *_ITM_memsetWaR(void *dst, int c, size_t len) { return tm_mem_set(tm_cur, dst, c, len); }
+TM_EXPORT void *_ITM_memsetWaW(void *dst, int c, size_t len) { return tm_mem_set(tm_cur, dst, c, len); }

@@ -1,16 +1,26 @@
-/* Contention management of the adaptive algorithm: choose, for the whole process, among four
- * ways of running transactions, by measuring which is cheapest:
- *   NOREC   speculative NOrec (value validation, commits serialized on one sequence lock):
- *           cheapest when transactions read much and write little;
+/* Contention management of the adaptive algorithm: choose, for the whole process, among the ways
+ * of running transactions, by measuring which is cheapest. The default set keeps libitm's
+ * visible semantics: every mode in it writes memory in place (write-through) or runs alone, so a
+ * transaction's own writes are in memory for plain and transaction_pure code in the same
+ * thread, and nothing such code writes is overwritten at commit (docs/algorithms.md, "Redo logs
+ * and the programs written for libitm"):
  *   GL_WT   speculative gl_wt (global versioned lock, write-through): no redo-log lookups and
- *           no commit-time write-back, cheapest for short writers that rarely meet;
+ *           no commit-time write-back, cheapest for short transactions that rarely meet;
  *   SERIAL  GCC's uninstrumented code under the serial lock, like the mutex the program had:
  *           cheapest when transactions mostly conflict;
- *   OREC    speculative orec_lazy (per-location versions, commit-time locking): writers that
- *           touch different words share no line but the clock, so it scales where NOrec and
- *           gl_wt serialize every writer's commit. It pays per-access orec work and commit-time
- *           quiescence, so it is probed only while TM_CM_OREC_THREADS or more threads run
- *           transactions (on 2 cores it has never won at 2 threads).
+ *   OREC_EAGER  speculative orec_eager (per-location locks taken at the first write,
+ *           write-through with an undo log): writers of different words share no line but the
+ *           clock, so it scales where gl_wt serializes every writer. It pays per-access orec
+ *           work and commit-time quiescence, so it is probed only while TM_CM_OREC_THREADS or
+ *           more threads run transactions.
+ * With TMKIT_ADAPTIVE_MODES=all, for programs that follow the rules of redo-log algorithms, two
+ * more:
+ *   NOREC   speculative NOrec (value validation, commits serialized on one sequence lock):
+ *           cheapest when transactions read much and write little;
+ *   OREC_LAZY  speculative orec_lazy (commit-time locking, redo log), probed like OREC_EAGER.
+ * Until 2026-11-24 the set was NOrec, gl_wt, serial and orec_lazy, and published programs broke
+ * on it (tests/conformance/c_redo_*.c): GCC itself emits plain memcpy/memset calls inside
+ * transaction clones, which read stale memory under a redo log.
  *
  * The choice must be process-wide: a thread probing speculation while another runs serially only
  * waits for the serial lock, so per-thread choices never discover that speculation pays.
@@ -61,20 +71,34 @@
 #define TM_CM_RUN_MAX 256u
 #define TM_CM_OREC_THREADS 4u
 
-enum { TM_CM_NOREC = 0, TM_CM_GLWT = 1, TM_CM_SERIAL = 2, TM_CM_OREC = 3,
-       TM_CM_MODES = TM_CM_N_MODES };
+/* gl_wt is 0: the zero-initialized state below starts in it. */
+enum { TM_CM_GLWT = 0, TM_CM_SERIAL, TM_CM_OREC_EAGER, TM_CM_NOREC, TM_CM_OREC_LAZY,
+       TM_CM_MODES };
+_Static_assert(TM_CM_MODES == TM_CM_N_MODES, "tx_modules.h");
 
 extern const tm_dispatch tm_disp_norec TM_HIDDEN, tm_disp_gl_wt TM_HIDDEN,
-    tm_disp_orec_lazy TM_HIDDEN;
-static const tm_dispatch *const tm_cm_spec_disp[TM_CM_MODES] = {
-    [TM_CM_NOREC] = &tm_disp_norec, [TM_CM_GLWT] = &tm_disp_gl_wt,
-    [TM_CM_OREC] = &tm_disp_orec_lazy};
+    tm_disp_orec_lazy TM_HIDDEN, tm_disp_orec_eager TM_HIDDEN;
+
+/* The modes: their names in the statistics, the speculative algorithm (NULL: serial), whether
+ * they buffer writes (redo log: only with TMKIT_ADAPTIVE_MODES=all) and whether they are worth
+ * probing only with TM_CM_OREC_THREADS or more transacting threads. */
+static const struct tm_cm_mode {
+    const char *name;
+    const tm_dispatch *disp;
+    bool redo, many;
+} tm_cm_modes[TM_CM_MODES] = {
+    [TM_CM_GLWT] = {"gl_wt", &tm_disp_gl_wt, false, false},
+    [TM_CM_SERIAL] = {"serial", NULL, false, false},
+    [TM_CM_OREC_EAGER] = {"orec_eager", &tm_disp_orec_eager, false, true},
+    [TM_CM_NOREC] = {"norec", &tm_disp_norec, true, false},
+    [TM_CM_OREC_LAZY] = {"orec_lazy", &tm_disp_orec_lazy, true, true},
+};
 
 /* The decision state. `mode`, `spec` and `spec_gen` are read by every attempt; the rest is
  * guarded by `busy`. */
 static struct {
     _Atomic uint32_t mode;     /* read at every attempt: read-mostly line */
-    _Atomic uint32_t spec;     /* NOREC, GLWT or OREC; changed under the serial lock */
+    _Atomic uint32_t spec;     /* a speculative mode; changed under the serial lock */
     _Atomic uint32_t spec_gen; /* bumped with every change of `spec` */
     _Alignas(64) _Atomic uint32_t busy;
     _Atomic uint64_t epoch_end;        /* read without `busy` by every window's end */
@@ -89,7 +113,19 @@ static struct {
     _Atomic uint64_t switches;            /* changes of mode (the statistics) */
 } tm_cm;
 
-const char *const tm_cm_mode_names[TM_CM_MODES] = {"norec", "gl_wt", "serial", "orec_lazy"};
+const char *tm_cm_mode_name(unsigned mode) { return tm_cm_modes[mode].name; }
+
+/* May adaptive use this mode now? (TMKIT_ADAPTIVE_MODES, and the orec modes' thread count) */
+static bool tm_cm_usable(uint32_t m, uint32_t threads)
+{
+    return (!tm_cm_modes[m].redo || tm_config.adaptive_modes == TM_ADAPTIVE_ALL) &&
+           (!tm_cm_modes[m].many || threads >= TM_CM_OREC_THREADS);
+}
+
+bool tm_cm_mode_allowed(unsigned mode)
+{
+    return !tm_cm_modes[mode].redo || tm_config.adaptive_modes == TM_ADAPTIVE_ALL;
+}
 
 static inline uint64_t tm_cm_now(void) { return __builtin_ia32_rdtsc(); }
 
@@ -200,11 +236,11 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm.left = 2;
             tm_cm.base = avg;
         }
-        /* The modes worth probing now: OREC only with enough threads to pay for it. */
-        uint32_t n = tm_bias_thread_count() >= TM_CM_OREC_THREADS ? TM_CM_MODES : TM_CM_OREC;
-        uint32_t probe = tm_cm.next_probe % n;
-        if (probe == mode)
-            probe = (probe + 1) % n;
+        /* The next mode worth probing now, in turn (the orec modes only with enough threads
+         * to pay for them; the redo-log ones only if allowed). gl_wt and serial always are. */
+        uint32_t threads = tm_bias_thread_count(), probe = tm_cm.next_probe % TM_CM_MODES;
+        while (probe == mode || !tm_cm_usable(probe, threads))
+            probe = (probe + 1) % TM_CM_MODES;
         if (tm_cm_est(probe) == 0 || --tm_cm.left == 0) {
             /* The rotation moves on only when a probe starts. (It used to move at every
              * epoch: with two challengers and an even back-off, the one whose turn fell on
@@ -256,7 +292,7 @@ const tm_dispatch *tm_cm_disp(tm_tx *tx)
 {
     /* relaxed: ordered by the reader entry (see tm_cm_switch). */
     tx->cm.spec_gen = atomic_load_explicit(&tm_cm.spec_gen, memory_order_relaxed);
-    return tm_cm_spec_disp[atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)];
+    return tm_cm_modes[atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)].disp;
 }
 
 bool tm_cm_algo_switched(const tm_tx *tx)

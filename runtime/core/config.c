@@ -43,6 +43,12 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "holder runs undisturbed (sleep: the lock changes hands about once per sleep), or "
      "registers at once to be woken by the unlock (block: lower hand-off latency, more "
      "hand-offs)"},
+    {"TMKIT_ADAPTIVE_MODES", TM_CFG_WORDS, "write-through", 0, 0, {"write-through", "all"},
+     &tm_config.adaptive_modes,
+     "the modes adaptive may choose: write-through (gl_wt, serial, orec_eager: a transaction's "
+     "own writes are in memory at once, as under GCC's libitm) or all (also the redo-log "
+     "algorithms NOrec and orec_lazy, for programs that never read or write memory the "
+     "transaction wrote from plain or transaction_pure code; docs/algorithms.md)"},
     {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL}, NULL,
      "per-site statistics at exit: a JSON file path, or - for a table on stderr"},
     {"TMKIT_STATS_STRIDE", TM_CFG_UINT, "0", 0, 65536, {NULL}, &tm_config.stats_stride,

@@ -14,6 +14,7 @@ typedef struct tm_config {
     uint32_t stats_stride; /* TMKIT_STATS_STRIDE: 0 adapts; N times ~1 attempt in N per site */
     uint32_t privatization;  /* TMKIT_PRIVATIZATION: enum tm_priv */
     uint32_t serial_wait;    /* TMKIT_SERIAL_WAIT: enum tm_serial_wait_mode */
+    uint32_t adaptive_modes; /* TMKIT_ADAPTIVE_MODES: enum tm_adaptive_modes */
 } tm_config_t;
 
 /* TMKIT_PRIVATIZATION, in the order of its words in the table (config.c). */
@@ -27,6 +28,12 @@ enum tm_priv {
 enum tm_serial_wait_mode {
     TM_SERIAL_WAIT_SLEEP, /* timed sleeps first, then register (serial_wait.c) */
     TM_SERIAL_WAIT_BLOCK, /* register at once and sleep until an unlock wakes us (glibc's way) */
+};
+
+/* TMKIT_ADAPTIVE_MODES, in the order of its words in the table (config.c). */
+enum tm_adaptive_modes {
+    TM_ADAPTIVE_WRITE_THROUGH, /* gl_wt, serial, orec_eager: libitm's visible semantics */
+    TM_ADAPTIVE_ALL,           /* also NOrec and orec_lazy (redo logs; docs/algorithms.md) */
 };
 
 extern tm_config_t tm_config __attribute__((visibility("hidden")));

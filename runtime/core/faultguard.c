@@ -108,7 +108,8 @@ void tm_guard_install(void)
      * there writers keep quiescing (the handler would also work, but the run must be clean). */
     if (tm_config.privatization != TM_PRIV_AUTO || RUNNING_ON_VALGRIND)
         return;
-    /* Only where some mode can use it (adaptive's modes include NOrec and gl_wt). */
+    /* Only where some mode can use it (adaptive's modes include gl_wt, and NOrec with
+     * TMKIT_ADAPTIVE_MODES=all). */
     const tm_dispatch *d = tm_config.algo->disp;
     if (!tm_config.algo->managed && !(d && d->doomed))
         return;

@@ -147,7 +147,10 @@ struct tm_tx {
     struct tm_site *stats_w_site;       /* the batch's site, NULL: no batch */
     uint64_t snapshot; /* algorithm's start time / sequence number */
     uint64_t owned;    /* algorithm scratch (e.g. gl_wt: holds the global lock) */
-    void *algo_state;  /* algorithm-private allocation, freed with the descriptor's logs */
+    /* Algorithm-private allocation, freed with the descriptor's logs. Adaptive may run several
+     * algorithms in one thread, so those that use it share its type (orec.h: tm_locks); orec_lazy
+     * and orec_eager once kept different types here, and each misread the other's. */
+    void *algo_state;
     struct tm_site_table *stats;   /* per-site counters (stats/stats.c); kept across owners */
     struct tm_site *stats_site;    /* site of the running attempt, NULL when not counting */
     uint64_t stats_t0;             /* TSC at the start of the running attempt (0: not timed) */
@@ -183,6 +186,9 @@ struct tm_tx {
     /* Stack bounds of the owner thread (dead-frame checks). */
     uintptr_t stack_lo, stack_hi;
     bool stack_known;
+    /* Nonzero while the runtime runs program code inside an attempt that is not part of it (a
+     * nested transaction's undo actions): the program's memcpy stays plain (abi/interpose.c). */
+    uint8_t plain_calls;
 
     _Alignas(64) _Atomic uint64_t shared_ts; /* TM_TS_INACTIVE outside speculative execution */
     _Atomic int in_use;

@@ -122,8 +122,9 @@ TM_HIDDEN void tm_cm_fork_child(void);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);
 TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
-#define TM_CM_N_MODES 4
-extern const char *const tm_cm_mode_names[TM_CM_N_MODES] TM_HIDDEN;
+#define TM_CM_N_MODES 5 /* gl_wt, serial, orec_eager, norec, orec_lazy */
+TM_HIDDEN const char *tm_cm_mode_name(unsigned mode); /* as in the statistics */
+TM_HIDDEN bool tm_cm_mode_allowed(unsigned mode);     /* by TMKIT_ADAPTIVE_MODES */
 TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mode */
 TM_HIDDEN uint64_t tm_cm_probes(unsigned mode); /* probes adaptive made of a mode */
 TM_HIDDEN uint64_t tm_cm_cost(unsigned mode);   /* its last TSC cycles per commit (0: none) */

@@ -97,9 +97,13 @@ static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed)
             if (run[i].kind == TM_ACT_COMMIT_USER || run[i].kind == TM_ACT_FREE_ON_COMMIT)
                 run[i].fn(run[i].arg, run[i].aux);
     } else {
+        /* A nested rollback runs these while the outer attempt goes on: their memcpy calls are
+         * the handler's, not the transaction's (abi/interpose.c). */
+        tx->plain_calls++;
         for (size_t i = count; i-- > 0;)
             if (run[i].kind == TM_ACT_UNDO_USER || run[i].kind == TM_ACT_FREE_ON_ABORT)
                 run[i].fn(run[i].arg, run[i].aux);
+        tx->plain_calls--;
     }
     if (run != local)
         free(run);

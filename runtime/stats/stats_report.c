@@ -95,18 +95,22 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
         fprintf(f, "%s\"%s\"", k ? ", " : "", tm_stat_names[k]);
     fprintf(f, "],\n");
     if (tm_config.algo->managed) {
-        fprintf(f, "  \"adaptive_epochs\": {");
+        fprintf(f, "  \"adaptive_modes\": [");
+        for (unsigned m = 0, k = 0; m < TM_CM_N_MODES; m++)
+            if (tm_cm_mode_allowed(m))
+                fprintf(f, "%s\"%s\"", k++ ? ", " : "", tm_cm_mode_name(m));
+        fprintf(f, "],\n  \"adaptive_epochs\": {");
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
-            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_names[m],
+            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_epochs(m));
         fprintf(f, "},\n  \"adaptive_probes\": {");
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
-            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_names[m],
+            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_probes(m));
         fprintf(f, "},\n  \"adaptive_switches\": %llu,\n  \"adaptive_cycles_per_commit\": {",
                 (unsigned long long)tm_cm_switches());
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
-            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_names[m],
+            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_cost(m));
         fprintf(f, "},\n");
     }
@@ -158,14 +162,14 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
     if (tm_config.algo->managed) {
         fprintf(f, "adaptive epochs (~1.5 ms each) by mode:");
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
-            fprintf(f, " %s %llu", tm_cm_mode_names[m], (unsigned long long)tm_cm_epochs(m));
+            fprintf(f, " %s %llu", tm_cm_mode_name(m), (unsigned long long)tm_cm_epochs(m));
         fprintf(f, "; probes:");
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
-            fprintf(f, " %s %llu", tm_cm_mode_names[m], (unsigned long long)tm_cm_probes(m));
+            fprintf(f, " %s %llu", tm_cm_mode_name(m), (unsigned long long)tm_cm_probes(m));
         fprintf(f, "; %llu switches\nadaptive last cost (TSC cycles per commit, 0 = not measured):",
                 (unsigned long long)tm_cm_switches());
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
-            fprintf(f, " %s %llu", tm_cm_mode_names[m], (unsigned long long)tm_cm_cost(m));
+            fprintf(f, " %s %llu", tm_cm_mode_name(m), (unsigned long long)tm_cm_cost(m));
         fprintf(f, "\n");
     }
 }

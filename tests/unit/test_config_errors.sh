@@ -31,6 +31,12 @@ for w in sleep block; do
     expect_rc 0 env TMKIT_ALGO=serialirr TMKIT_SERIAL_WAIT=$w "$PROG" 20000 4
     [ -z "$ERR" ] || fail "TMKIT_SERIAL_WAIT=$w printed: $ERR"
 done
+expect_rc 2 env TMKIT_ADAPTIVE_MODES=redo "$PROG"
+echo "$ERR" | grep -q "TMKIT_ADAPTIVE_MODES='redo'.*valid: write-through, all" || fail "adaptive mode sets not listed: $ERR"
+for m in write-through all; do
+    expect_rc 0 env TMKIT_ADAPTIVE_MODES=$m "$PROG" 20000 3
+    [ -z "$ERR" ] || fail "TMKIT_ADAPTIVE_MODES=$m printed: $ERR"
+done
 expect_rc 2 env TMKIT_ALOG=norec "$PROG"
 echo "$ERR" | grep -q "unknown configuration variable TMKIT_ALOG" || fail "typo not reported: $ERR"
 echo "$ERR" | grep -q "TMKIT_ALGO" || fail "known variables not listed: $ERR"

@@ -51,7 +51,7 @@ if algo in ("norec", "orec_lazy", "gl_wt"):
 # Sampled time: each of two alternating sites is timed, the 20 us one at about 20 us a commit
 # (wide bounds: a loaded machine stretches it, never shortens it below the spin).
 lng, sht = site("SITE_LONG"), site("SITE_SHORT")
-assert lng["commits"] == 2000 and sht["commits"] == 2000, (lng, sht)
+assert lng["commits"] == 2000 and sht["commits"] == 20000, (lng, sht)
 us = lambda s: s["cycles_committed"] / prof["tsc_hz"] / s["commits"] * 1e6
 assert 14 <= us(lng) <= 400, (us(lng), lng)
 assert 0 < us(sht) < us(lng) / 4, (us(sht), us(lng), sht)
@@ -73,19 +73,23 @@ echo "$ERR" | grep -q "tmkit statistics" || fail "no table on stderr: $ERR"
 echo "$ERR" | grep -q "unit_prog_stats+0x" || fail "sites not shown: $ERR"
 expect_rc 2 env TMKIT_STATS= "$STATS_PROG"
 # adaptive reports the epochs it ran in each mode; with 6 transacting threads (4+) it also
-# tries orec_lazy, and every mode keeps the counters exact (the program checks them).
+# tries orec_eager, never a redo-log mode (norec, orec_lazy) unless TMKIT_ADAPTIVE_MODES=all,
+# and every mode keeps the counters exact (the program checks them).
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive6.json "$PROG" 400000 6
 python3 - "$d/adaptive6.json" <<'PY' || fail "adaptive epochs: $(cat "$d/adaptive6.json" | head -c 400)"
 import json, sys
 p = json.load(open(sys.argv[1]))
 e, c, pr = p["adaptive_epochs"], p["adaptive_cycles_per_commit"], p["adaptive_probes"]
-assert set(e) == {"norec", "gl_wt", "serial", "orec_lazy"} == set(c) == set(pr), (e, c, pr)
+modes = {"gl_wt", "serial", "orec_eager", "norec", "orec_lazy"}
+assert set(e) == modes == set(c) == set(pr), (e, c, pr)
+assert p["adaptive_modes"] == ["gl_wt", "serial", "orec_eager"], p["adaptive_modes"]
 # Epochs are whole epochs of time: a probe cut short at its glance (half an epoch) may add
-# none, so whether orec_lazy was tried is in its probes (epochs alone failed CI once the
+# none, so whether orec_eager was tried is in its probes (epochs alone failed CI once the
 # serial lock's passive waiting made serial win this counter within 26 epochs).
-assert pr["orec_lazy"] >= 1 and sum(e.values()) >= 10, (e, pr)
-assert c["orec_lazy"] > 0, c
-# orec_lazy was tried, so adaptive switched to it and back (or stayed); the mode it ran most
+assert pr["orec_eager"] >= 1 and sum(e.values()) >= 10, (e, pr)
+assert c["orec_eager"] > 0, c
+assert e["norec"] == e["orec_lazy"] == pr["norec"] == pr["orec_lazy"] == 0, (e, pr)
+# orec_eager was tried, so adaptive switched to it and back (or stayed); the mode it ran most
 # has been measured
 assert p["adaptive_switches"] >= 1, p["adaptive_switches"]
 assert c[max(e, key=e.get)] > 0, (e, c)
@@ -100,16 +104,26 @@ for s in p["sites"]:
 if e["serial"]:
     assert any(s["serial_attempts"] for s in p["sites"]), (e, p["sites"])
 PY
-"$ROOT/bin/tmkit" report "$d/adaptive6.json" | grep -q "adaptive epochs: norec [0-9]*, gl_wt [0-9]*, serial [0-9]*, orec_lazy [0-9]*; probes: norec [0-9]*, gl_wt [0-9]*, serial [0-9]*, orec_lazy [1-9]" ||
-    fail "tmkit report does not show the adaptive epochs"
+"$ROOT/bin/tmkit" report "$d/adaptive6.json" | grep -q "adaptive epochs: gl_wt [0-9]*, serial [0-9]*, orec_eager [0-9]*, norec 0, orec_lazy 0; probes: gl_wt [0-9]*, serial [0-9]*, orec_eager [1-9][0-9]*, norec 0, orec_lazy 0" ||
+    fail "tmkit report does not show the adaptive epochs: $("$ROOT/bin/tmkit" report "$d/adaptive6.json" | head -3)"
+# TMKIT_ADAPTIVE_MODES=all: the redo-log modes too, and orec_lazy with the orec_eager at 4+.
+expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_ADAPTIVE_MODES=all TMKIT_STATS=$d/adaptive6all.json "$PROG" 400000 6
+python3 - "$d/adaptive6all.json" <<'PY' || fail "adaptive (all modes): $(head -c 600 "$d/adaptive6all.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+pr, c = p["adaptive_probes"], p["adaptive_cycles_per_commit"]
+assert p["adaptive_modes"] == ["gl_wt", "serial", "orec_eager", "norec", "orec_lazy"], p
+# every mode but the one it started in is probed, and so measured
+assert sum(1 for m in pr if pr[m] >= 1) >= 4 and all(c[m] > 0 for m in c), (pr, c)
+PY
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive2.json "$PROG" 100000 2
-python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); assert p["adaptive_epochs"]["orec_lazy"] == p["adaptive_probes"]["orec_lazy"] == 0, p["adaptive_probes"]' "$d/adaptive2.json" ||
-    fail "orec_lazy tried with 2 threads"
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["adaptive_probes"]; assert p["orec_eager"] == p["orec_lazy"] == p["norec"] == 0, p' "$d/adaptive2.json" ||
+    fail "an orec or redo-log mode tried with 2 threads: $(head -c 600 "$d/adaptive2.json")"
 # Adaptive probes its challengers in turn, so each is measured again and again. The rotation
 # once moved at every epoch instead of at every probe: with two challengers and an even
 # back-off it always landed on the same one, and the other ran (and was measured) only in the
 # first epochs: 1 epoch of norec in a 1 s run of empty transactions at 2 threads.
-expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/rotation.json "$BUILD/bin/micro-tm" --mode empty --threads 2 --seconds 1.5
+expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_ADAPTIVE_MODES=all TMKIT_STATS=$d/rotation.json "$BUILD/bin/micro-tm" --mode empty --threads 2 --seconds 1.5
 python3 - "$d/rotation.json" <<'PY' || fail "adaptive challengers not probed in turn: $(head -c 600 "$d/rotation.json")"
 import json, sys
 e = json.load(open(sys.argv[1]))["adaptive_epochs"]
@@ -119,12 +133,12 @@ p = json.load(open(sys.argv[1]))["adaptive_probes"]
 # probed only until it wins; the other two are each probed again and again.
 assert sum(e.values()) >= 300, ("too few epochs to judge", e)
 assert sorted(p[m] for m in ("norec", "gl_wt", "serial"))[1] >= 3, (p, e)
-assert p["orec_lazy"] == 0, p
+assert p["orec_lazy"] == p["orec_eager"] == 0, p
 PY
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=- "$PROG" 1000 2
-echo "$ERR" | grep -q "adaptive epochs (~1.5 ms each) by mode: norec [0-9]* gl_wt [0-9]* serial [0-9]* orec_lazy [0-9]*; probes: norec [0-9]* gl_wt [0-9]* serial [0-9]* orec_lazy [0-9]*; [0-9]* switches" ||
+echo "$ERR" | grep -q "adaptive epochs (~1.5 ms each) by mode: gl_wt [0-9]* serial [0-9]* orec_eager [0-9]* norec [0-9]* orec_lazy [0-9]*; probes: gl_wt [0-9]* serial [0-9]* orec_eager [0-9]* norec [0-9]* orec_lazy [0-9]*; [0-9]* switches" ||
     fail "no adaptive epochs in the table: $ERR"
-echo "$ERR" | grep -q "adaptive last cost (TSC cycles per commit, 0 = not measured): norec [0-9]* gl_wt [0-9]* serial [0-9]* orec_lazy [0-9]*" ||
+echo "$ERR" | grep -q "adaptive last cost (TSC cycles per commit, 0 = not measured): gl_wt [0-9]* serial [0-9]* orec_eager [0-9]* norec [0-9]* orec_lazy [0-9]*" ||
     fail "no adaptive costs in the table: $ERR"
 rm -f "$d"/*.count
 cd "$d" && expect_rc 0 "$STATS_PROG" && [ "$(ls "$d" | grep -vc json)" = 0 ] || fail "files written without TMKIT_STATS"

@@ -73,6 +73,8 @@ RAW = {
     "report": ("tmkit_cli.report", "per-site profile table, HTML page, or a comparison of two profiles"),
     "stat": ("tmkit_cli.stat", "live per-site view of a shared-memory profile (TMKIT_STATS_SHM)"),
     "advise": ("tmkit_cli.advise.main", "find critical sections that can become transactions"),
+    "check": ("tmkit_cli.check.main", "what in a -fgnu-tm binary only write-through algorithms "
+              "get right (inlined copies, transaction_pure calls)"),
 }
 # `tmkit bench SUITE` for suites with their own runner (not part of `tmkit bench all`).
 RAW_BENCH = {

@@ -1,0 +1,127 @@
+/* memcpy, memmove and memset as the program calls them: plain outside transactions, part of the
+ * transaction inside one that can roll back.
+ *
+ * GCC 12 runs loop distribution after its TM pass, so at -O2 a copy, fill or shift loop in a
+ * transaction clone (or a transaction's instrumented path) becomes a plain call to
+ * memcpy/memset/memmove that no barrier covers. Under libitm such a call reads and writes memory
+ * in place: a redo-log algorithm gets it wrong at once (the copy reads memory from before the
+ * transaction's own writes; commit writes buffered values back over the fill), and every
+ * speculative algorithm, libitm's included, gets it wrong when the attempt aborts (the call's
+ * writes are never undone) or races (its reads are never validated):
+ * tests/conformance/c_wt_*_loop.c, mt_wt_calls.c.
+ *
+ * libitm.so.1 precedes libc.so.6 in the search order of every program linked with
+ * `gcc -fgnu-tm`, so these definitions, exported under glibc's own versions (memcpy@GLIBC_2.14,
+ * memmove@GLIBC_2.2.5, memset@GLIBC_2.2.5; non-default versions, so nothing linked against
+ * this library binds to them by accident), take the program's calls. The check costs a load of
+ * the TCB word that holds the thread's descriptor and, when there is one, a load of its mode:
+ * outside a transaction, and in serial-irrevocable or uninstrumented code (mode DIRECT), the call
+ * goes on to glibc's implementation (libc_direct.c). Inside an attempt that can roll back, the
+ * bytes go through the attempt's barriers (memfns.c: the same code as _ITM_memcpyRtWt), so they
+ * are undo-logged or buffered, locked and validated like the transaction's own accesses, except:
+ *  - ranges on the thread's own stack are read and written in place: they are the locals of the
+ *    transaction's functions, which GCC accesses without barriers after the call (a redo log
+ *    would hide the copy from them), and dead frames need no undo; where the write set may hold
+ *    some of those words (a redo log, written through a pointer), the call also goes through
+ *    the barriers so both views agree;
+ *  - user undo actions of a nested transaction, which the runtime runs while the outer attempt
+ *    goes on (tx->plain_calls), copy in place as they would under libitm.
+ * Calls from other shared libraries' code go through the same definitions; glibc's internal
+ * calls do not (they bind inside libc). A shared object built with -fgnu-tm and loaded into a
+ * program that was not has libc.so.6 first: there these functions are not used (docs/abi.md). */
+#include <stddef.h>
+
+#include "../core/tx.h"
+#include "libc_direct.h"
+#include "memfns.h"
+
+/* [addr, addr + len) lies on the calling thread's stack. */
+static bool tm_on_stack(const tm_tx *tx, const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr, lo, hi;
+    if (tx->stack_known) {
+        lo = tx->stack_lo;
+        hi = tx->stack_hi;
+    } else { /* an unknown stack (coroutine, alternate stack): from here to the outermost begin */
+        lo = (uintptr_t)__builtin_frame_address(0) - 65536;
+        hi = tx->jb0.cfa;
+    }
+    return a >= lo && a < hi && len <= hi - a;
+}
+
+/* A stack range the write set may hold (a redo log, written through a pointer): the barriers
+ * get the bytes just written in place, so both views agree. */
+static void tm_sync_buffered(tm_tx *tx, void *dst, size_t n)
+{
+    if (tm_wset_maybe(&tx->wset, dst, n))
+        tm_mem_copy(tx, dst, dst, n, false, true, false);
+}
+
+static __attribute__((noinline)) void *tm_copy_in_tx(tm_tx *tx, void *dst, const void *src,
+                                                     size_t n, bool move)
+{
+    if (n == 0 || tx->plain_calls)
+        return tm_libc_memmove_p(dst, src, n);
+    bool dst_stack = tm_on_stack(tx, dst, n);
+    bool src_tx = !tm_on_stack(tx, src, n) || tm_wset_maybe(&tx->wset, src, n);
+    if (!dst_stack || src_tx)
+        tm_mem_copy(tx, dst, src, n, src_tx, !dst_stack, move);
+    else
+        tm_libc_memmove_p(dst, src, n);
+    if (dst_stack)
+        tm_sync_buffered(tx, dst, n);
+    return dst;
+}
+
+static __attribute__((noinline)) void *tm_set_in_tx(tm_tx *tx, void *dst, int c, size_t n)
+{
+    if (n == 0 || tx->plain_calls)
+        return tm_libc_memset_p(dst, c, n);
+    if (!tm_on_stack(tx, dst, n))
+        return tm_mem_set(tx, dst, c, n);
+    tm_libc_memset_p(dst, c, n);
+    tm_sync_buffered(tx, dst, n);
+    return dst;
+}
+
+/* Plain: no descriptor, or not in an attempt that can roll back (mode DIRECT: outside
+ * transactions, irrevocable or uninstrumented code). Laid out for a thread that has a
+ * descriptor (every thread of a TM program that ever ran a transaction): its plain path falls
+ * through both tests to glibc's function with no taken branch. */
+static inline __attribute__((always_inline)) bool tm_plain(const tm_tx *tx)
+{
+    if (TM_LIKELY(tx != NULL))
+        return TM_LIKELY(tx->mode == TM_MODE_DIRECT);
+    return true;
+}
+
+__attribute__((visibility("default"))) void *tm_interpose_memcpy(void *dst, const void *src,
+                                                                 size_t n)
+{
+    tm_tx *tx = tm_cur_tcb();
+    if (tm_plain(tx))
+        return tm_libc_memcpy_p(dst, src, n);
+    return tm_copy_in_tx(tx, dst, src, n, false);
+}
+
+__attribute__((visibility("default"))) void *tm_interpose_memmove(void *dst, const void *src,
+                                                                  size_t n)
+{
+    tm_tx *tx = tm_cur_tcb();
+    if (tm_plain(tx))
+        return tm_libc_memmove_p(dst, src, n);
+    return tm_copy_in_tx(tx, dst, src, n, true);
+}
+
+__attribute__((visibility("default"))) void *tm_interpose_memset(void *dst, int c, size_t n)
+{
+    tm_tx *tx = tm_cur_tcb();
+    if (tm_plain(tx))
+        return tm_libc_memset_p(dst, c, n);
+    return tm_set_in_tx(tx, dst, c, n);
+}
+
+/* Exported only under these versions (abi/libitm.map declares the nodes); the C names are local. */
+__asm__(".symver tm_interpose_memcpy, memcpy@GLIBC_2.14");
+__asm__(".symver tm_interpose_memmove, memmove@GLIBC_2.2.5");
+__asm__(".symver tm_interpose_memset, memset@GLIBC_2.2.5");
