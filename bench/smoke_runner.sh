@@ -32,7 +32,7 @@ text = open(sys.argv[1] + "/summary.md").read()
 assert "## Work shared among threads" in text and "| mutex | " in text, text
 PY
 # --with-stats: the overhead section pairs each repeat's run with statistics with the same
-# repeat's run without (bench_overhead.py): every case gets a ratio at both thread counts.
+# repeat's run without (tools/tmkit_cli/bench/overhead.py): every case gets a ratio at both thread counts.
 "$ROOT/bin/tmkit" bench micro --quick --repeats 2 --with-stats --no-callgrind --no-plots \
     --configs tmkit-adaptive,tmkit-adaptive+stats --out "$out/s" >"$out/log" 2>&1 || fail "tmkit bench --with-stats exited $?"
 grep -q "^## Statistics overhead: tmkit-adaptive+stats / tmkit-adaptive" "$out/s/summary.md" || fail "no overhead section"
@@ -40,7 +40,7 @@ grep -Eq "^\| counter \| [0-9]+\.[0-9]{2} \| [0-9]+\.[0-9]{2} \| - \|$" "$out/s/
 # Pairs are made within a repeat: a repeat missing either run is left out.
 PYTHONPATH="$ROOT/tools" python3 - <<'PY' || fail "paired_ratio"
 from types import SimpleNamespace
-from tmkit_cli.bench_overhead import paired_ratio
+from tmkit_cli.bench.overhead import paired_ratio
 res = SimpleNamespace(by_repeat={("c", 1, "a+stats"): {0: 90.0, 1: 50.0, 2: 99.0},
                                  ("c", 1, "a"): {0: 100.0, 1: 50.0, 3: 10.0}})
 r = paired_ratio(res, ("c", 1, "a+stats"), "a")
@@ -50,7 +50,7 @@ PY
 # A run past its time limit is killed, and its threads' stacks are saved first (gdb) and named.
 PYTHONPATH="$ROOT/tools" python3 - <<'PY' || fail "run_limited"
 import os, shutil
-from tmkit_cli.hang import run_limited
+from tmkit_cli.bench.hang import run_limited
 rc, out, err = run_limited(["sh", "-c", "echo x=1; exec sleep 30"], dict(os.environ), 1)
 assert rc is None and out == "x=1\n" and err.startswith("timeout after 1 s"), (rc, out, err)
 if shutil.which("gdb"):

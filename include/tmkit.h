@@ -1,5 +1,9 @@
 /* tmkit.h — extras for programs built with gcc -fgnu-tm and run on tmkit (or any libitm).
  *
+ * Blocking waits (tm_retry, tm_cond_t): tmkit/wait.h. Deferred counters (tm_counter_t):
+ * tmkit/counter.h. Both are included here, and fall back to slower portable forms on GCC's
+ * libitm. Below: commit and abort handlers.
+ *
  * Commit and abort handlers written where they are needed, capturing the values they use:
  *
  *     __transaction_atomic {
@@ -44,6 +48,9 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+
+#include "tmkit/counter.h" /* tm_counter_t: deferred commutative counters */
+#include "tmkit/wait.h"    /* tm_retry, tm_cond_t: blocking waits inside transactions */
 
 #ifdef __cplusplus
 extern "C" {

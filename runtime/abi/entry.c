@@ -4,12 +4,23 @@
 #include "../algo/algo.h"
 #include "../core/config.h"
 #include "../core/serial_fast.h"
+#include "../ext/ext.h"
 #include "../stats/stats.h"
+
+/* A serial commit's unlock found sleepers: serial-lock waiters, and threads waiting in
+ * tm_retry or tm_cond_wait (ext/wait.c), whom any serial commit may concern (its writes are
+ * not logged). */
+static void tm_commit_serial_sleepers(tm_tx *tx, uint32_t old)
+{
+    tm_serial_wake(old);
+    if (atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY)
+        tm_wait_wake(tx);
+}
 
 /* The serial commit's unlock found sleepers: wake them, then count the commit. */
 static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t old)
 {
-    tm_serial_wake(old);
+    tm_commit_serial_sleepers(tx, old);
     tm_cm_count(tx);
 }
 
@@ -18,7 +29,7 @@ static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t 
 static __attribute__((noinline)) void tm_commit_serial_rest(tm_tx *tx, bool wake, uint32_t old)
 {
     if (wake)
-        tm_serial_wake(old);
+        tm_commit_serial_sleepers(tx, old);
     tx->flags &= ~(TM_F_SERIAL | TM_F_IRREVOCABLE); /* as tm_serial_release */
     tm_commit_finish(tx, tm_config.algo->managed);
 }

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "tx.h"
 #include "../algo/algo.h"
+#include "../ext/ext.h"
 
 _Atomic uint32_t tm_bias_multi = 1; /* until the constructor below has run */
 static bool tm_bias_asymmetric; /* membarrier registered (tm_bias_init) */
@@ -37,6 +38,13 @@ static pthread_mutex_t tm_bias_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool tm_membarrier(void)
 {
     return syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/* A full barrier on every thread of the process, for other asymmetric handshakes (ext/wait.c);
+ * false without membarrier, whose users then fence on both sides. */
+bool tm_barrier_all(void)
+{
+    return tm_bias_asymmetric && tm_membarrier();
 }
 
 /* The bias needs the algorithm's consent and membarrier (see the top). */
@@ -102,6 +110,9 @@ __attribute__((constructor(102))) static void tm_bias_init(void)
     long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     tm_bias_asymmetric = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
                          syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    /* Without membarrier, writing commits fence before they look for waiters (ext/ext.h). */
+    if (!tm_bias_asymmetric)
+        atomic_fetch_or_explicit(&tm_serial_rwait, TM_RWAIT_FENCE, memory_order_relaxed);
     /* After tm_config_init (constructor priority 101): the algorithm is known. */
     atomic_store_explicit(&tm_bias_multi, !tm_bias_usable(), memory_order_release);
 }

@@ -42,6 +42,19 @@ void tm_undo_rollback(tm_undo *u, size_t mark, tm_skip skip)
     u->len = mark;
 }
 
+/* Calls fn(ctx, addr, len) for every range the undo log holds (ext/wake.c: what a
+ * write-through commit wrote). */
+TM_HIDDEN void tm_undo_ranges(const tm_undo *u, void (*fn)(void *, uintptr_t, size_t), void *ctx)
+{
+    size_t pos = u->len;
+    while (pos > 0) {
+        uintptr_t footer[2];
+        memcpy(footer, u->buf + pos - TM_UNDO_FOOTER, sizeof footer);
+        pos -= TM_UNDO_FOOTER + ((footer[1] + 7) & ~(size_t)7);
+        fn(ctx, footer[0], footer[1]);
+    }
+}
+
 void tm_undo_reset(tm_undo *u)
 {
     u->len = 0;

@@ -37,6 +37,7 @@
 
 #include "config.h"
 #include "serial_fast.h"
+#include "../ext/ext.h"
 #include "../algo/algo.h"
 #include "../stats/stats.h"
 
@@ -45,7 +46,8 @@
  * each unlock's load of tm_serial_rwait missed whenever a waiter had just pulled the line away
  * (perf, writes-64 at 4 threads on 2 cores: 85% of tm_serial_wake's samples). */
 tm_line32 tm_serial_line;
-_Atomic uint32_t tm_serial_rwait;        /* a reader sleeps (or is about to) on tm_serial_rgen */
+_Atomic uint32_t tm_serial_rwait;        /* bit TM_RWAIT_READER: a reader sleeps (or is about to) on
+                                         * tm_serial_rgen; the other bits: ext/ext.h */
 static _Atomic uint32_t tm_serial_rgen;  /* bumped by an unlock that saw tm_serial_rwait */
 _Atomic uint32_t tm_serial_excl; /* readers excluded (see above); written under the lock */
 static bool tm_fork_took_lock;
@@ -71,7 +73,7 @@ static void tm_serial_wait_free(void)
          * then load of the flag: either we see the word free or the unlock sees the flag.
          * The load is also the acquire that pairs with the unlock, so the irrevocable
          * transaction's effects are visible to the reader that starts after it. */
-        atomic_store_explicit(&tm_serial_rwait, 1, memory_order_seq_cst);
+        atomic_fetch_or_explicit(&tm_serial_rwait, TM_RWAIT_READER, memory_order_seq_cst);
         if (atomic_load_explicit(&tm_serial_word, memory_order_seq_cst) == 0)
             return;
         tm_futex_wait(&tm_serial_rgen, gen);
@@ -205,9 +207,10 @@ void tm_serial_wake(uint32_t old)
 {
     if (old == 2)
         tm_futex_wake(&tm_serial_word, 1);
-    /* The exchange consumes the flag: a reader raising it later is seen by the next unlock. */
-    if (atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) &&
-        atomic_exchange_explicit(&tm_serial_rwait, 0, memory_order_seq_cst)) {
+    /* The fetch_and consumes the reader flag: a reader raising it later is seen by the next unlock. */
+    if ((atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) & TM_RWAIT_READER) &&
+        (atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_READER, memory_order_seq_cst) &
+         TM_RWAIT_READER)) {
         atomic_fetch_add_explicit(&tm_serial_rgen, 1, memory_order_seq_cst);
         tm_futex_wake(&tm_serial_rgen, INT_MAX);
     }
@@ -281,6 +284,6 @@ void tm_serial_fork_child(tm_tx *self)
      * transaction's thread); otherwise its holder does not exist here. No waiter exists either. */
     if (tm_fork_took_lock || !(self && (self->flags & TM_F_SERIAL)))
         atomic_store_explicit(&tm_serial_word, 0, memory_order_relaxed);
-    atomic_store_explicit(&tm_serial_rwait, 0, memory_order_relaxed);
+    atomic_fetch_and_explicit(&tm_serial_rwait, TM_RWAIT_FENCE, memory_order_relaxed);
     tm_fork_took_lock = false;
 }

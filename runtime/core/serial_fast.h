@@ -41,7 +41,8 @@ static inline bool tm_serial_unlock_nowake(uint32_t *old)
     /* seq_cst (a release at least: the serial transaction's writes happen-before whoever sees
      * the word free): also the unlock's half of the sleeping-reader handshake (serial.c). */
     *old = atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst);
-    return *old == 2 || atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst);
+    return *old == 2 || (atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) &
+                         (1u | 2u)); /* TM_RWAIT_SLEEPERS (ext/ext.h): readers, waiters */
 }
 
 static inline void tm_serial_unlock_fast(void)

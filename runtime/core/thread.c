@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tx.h"
+#include "../ext/ext.h"
 #include "../stats/stats.h"
 
 __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec")));
@@ -179,6 +180,8 @@ static void tm_fork_child(void)
     tm_bias_fork_child(tm_cur);
     tm_cm_fork_child();
     tm_stats_fork_child();
+    tm_wait_fork_child();
+    tm_counters_fork_child();
 }
 
 __attribute__((constructor)) static void tm_thread_init(void)

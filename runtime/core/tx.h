@@ -101,6 +101,7 @@ enum tm_action_kind {
     TM_ACT_UNDO_USER,       /* _ITM_addUserUndoAction */
     TM_ACT_FREE_ON_COMMIT,  /* deferred free / delete */
     TM_ACT_FREE_ON_ABORT,   /* allocation made by the transaction */
+    TM_ACT_COUNTER,         /* tm_counter_add: arg the counter, aux the addition (ext/counter.c) */
 };
 
 typedef struct tm_action {
@@ -119,6 +120,33 @@ enum tm_tx_flags {
 };
 
 #define TM_TS_INACTIVE UINT64_MAX
+
+/* What the next cancel of the running attempt does instead of cancelling (ext/wait.c). */
+enum tm_wait_req { TM_WAIT_NONE, TM_WAIT_RETRY, TM_WAIT_COND };
+
+#define TM_WATCH_WORDS 4 /* a 256-bit filter of orec indices (ext/wake.c) */
+
+typedef struct tm_ext_state {
+    /* Read by committing writers while the owner sleeps. */
+    _Atomic uint32_t waiting; /* 1: the owner sleeps in tm_retry/tm_cond_wait, wake it */
+    _Atomic uint32_t wake;    /* futex word: every wake-up bumps it */
+    _Atomic uint32_t watch_all; /* 1: no read set known, any writing commit wakes it */
+    uint32_t pad_;
+    _Atomic uint64_t watch[TM_WATCH_WORDS]; /* what the attempt read (orec-index filter) */
+    /* Owner only. */
+    uint8_t req;           /* enum tm_wait_req: set by the request, consumed by the cancel */
+    uint32_t woken_id;     /* id of the transaction last woken from a wait (statistics) */
+    uint32_t cond_val;     /* TM_WAIT_COND: the sequence number the attempt read */
+    _Atomic uint32_t *cond_seq;
+    uint64_t deadline;     /* CLOCK_MONOTONIC ns to wake at anyway (0: none) */
+    uint32_t wake_val;     /* TM_WAIT_RETRY: ext.wake before the wait was published */
+    bool sleep_skip;       /* what the attempt read changed already: run again at once */
+    struct tm_site *sleep_site; /* the statistics' site of the waiting transaction, or NULL */
+    /* Deferred counters (ext/counter.c): this descriptor's share of every counter, under a
+     * sequence lock so a reader sees each transaction's additions all or none. */
+    _Alignas(64) _Atomic uint32_t cseq;
+    struct tm_counter_dir *_Atomic counters;
+} tm_ext_state;
 
 struct tm_tx {
     /* The outermost transaction's saved registers, written directly by checkpoint.S, which
@@ -194,6 +222,11 @@ struct tm_tx {
     _Atomic int in_use;
     tm_tx *_Atomic next; /* registry list, push-only */
     char pad_[64 - sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
+
+    /* The extensions' state (runtime/ext/): blocking waits and deferred counters. Other
+     * threads read it (committing writers look for waiters to wake, counter readers sum the
+     * values), so it has lines of its own, after everything the fast paths touch. */
+    _Alignas(64) tm_ext_state ext;
 };
 
 /* checkpoint.S uses these offsets and constants (tx_layout.h). */

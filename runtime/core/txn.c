@@ -21,6 +21,7 @@
 #include "config.h"
 #include "serial_fast.h"
 #include "../algo/algo.h"
+#include "../ext/ext.h"
 #include "../stats/stats.h"
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
@@ -93,6 +94,12 @@ static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed)
     memcpy(run, list + from, count * sizeof *run);
     tx->n_actions = from;
     if (committed) {
+        /* Counter additions first, all under one hold of the counters' sequence lock. */
+        for (size_t i = 0; i < count; i++)
+            if (run[i].kind == TM_ACT_COUNTER) {
+                tm_counters_apply(tx, run, count);
+                break;
+            }
         for (size_t i = 0; i < count; i++)
             if (run[i].kind == TM_ACT_COMMIT_USER || run[i].kind == TM_ACT_FREE_ON_COMMIT)
                 run[i].fn(run[i].arg, run[i].aux);
@@ -186,10 +193,40 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
     tm_longjmp(&tx->jb0, bits | a_restoreLiveVariables);
 }
 
+/* A wait's restart (ext/wait.c): roll the whole transaction back, release what it holds (the
+ * serial lock too: nobody else could commit while it slept), sleep, then start it again as a
+ * new first attempt (a wait is not a failure: no back-off, no count towards the serial
+ * fallback). */
+void tm_restart_waiting(tm_tx *tx, void (*sleep)(tm_tx *))
+{
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_abort(tx, TM_ABORT_RETRY);
+    tm_jmpbuf jb = tx->jb0;
+    uint32_t prop = tx->prop;
+    _ITM_transactionId_t id = tx->id;
+    tm_rollback_to(tx, 0);
+    if (tx->flags & TM_F_SERIAL)
+        tm_serial_release(tx);
+    sleep(tx);
+    tx->n_cps = 1;
+    tx->jb0 = jb;
+    tx->prop = prop;
+    tx->retries = 0;
+    tx->id = id;
+    tx->nesting = 1;
+    tx->irrevocable_cps = 0;
+    tm_eh_begin(tx);
+    uint32_t bits = tm_attempt_start(tx);
+    tm_longjmp(&tx->jb0, bits | a_restoreLiveVariables);
+}
+
 void tm_cancel(tm_tx *tx, uint32_t reason)
 {
     if (!tx || tx->nesting == 0)
         tm_fatal("_ITM_abortTransaction called outside a transaction");
+    /* tm_retry / tm_cond_wait: roll back, wait, run again (ext/wait.c). */
+    if (TM_UNLIKELY(tx->ext.req))
+        tm_wait_and_restart(tx);
     if (reason & (userRetry | TMConflict)) {
         if (tx->flags & TM_F_IRREVOCABLE)
             tm_fatal("_ITM_abortTransaction: cannot retry an irrevocable transaction");
@@ -245,6 +282,8 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
     } else if (tx->flags & TM_F_SERIAL) {
         tm_serial_release(tx);
     }
+    /* Waiters in tm_retry whose watch this commit's writes may touch (ext/): with logs intact. */
+    tm_wait_check_commit(tx);
     tm_commit_finish(tx, managed);
 }
 

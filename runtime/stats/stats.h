@@ -18,7 +18,8 @@
     X(abort_write_conflict, "attempts aborted: could not acquire a location to write")        \
     X(abort_validation, "attempts aborted: commit-time or upgrade validation failed")         \
     X(abort_cancel, "attempts ended by __transaction_cancel")                                 \
-    X(abort_retry, "attempts aborted by _ITM_abortTransaction(retry/conflict)")               \
+    X(abort_retry, "attempts rolled back to wait (tm_retry, tm_cond_wait) or by "               \
+                   "_ITM_abortTransaction(retry/conflict)")                                   \
     X(abort_serial, "attempts restarted to run serially (contention fallback, upgrade race)") \
     X(serial_attempts, "attempts that ran serially from their start")                         \
     X(irrevocable_switches, "switches to serial-irrevocable in the middle of an attempt")     \
@@ -33,7 +34,13 @@
     X(cycles_serial_wait, "TSC cycles waiting for the serial lock (to run serially, or for "   \
                           "an irrevocable transaction to finish before starting)")            \
     X(cycles_quiesce_wait, "TSC cycles a committed writer waited for concurrent transactions " \
-                           "(privatization safety)")
+                           "(privatization safety)")                                          \
+    X(retry_sleeps, "waits that slept (tm_retry, tm_cond_wait; not those whose reads had "   \
+                    "changed already)")                                                       \
+    X(retry_wakeups, "sleeps ended by a commit or a signal (not by the deadline)")            \
+    X(retry_spurious, "waits right after a wake-up: the wake-up did not give the transaction " \
+                      "what it waited for")                                                   \
+    X(cycles_asleep, "TSC cycles asleep in waits (every wait, not sampled)")
 
 enum tm_stat {
 #define TM_STAT_ENUM(name, doc) TM_STAT_##name,

@@ -20,7 +20,7 @@ DEMO_ARGS = ["--repeats", "1", "--warmup", "0.5", "--duration", "1.5"]
 
 
 def webcache(root):
-    from . import bench_webcache
+    from .bench import webcache as bench_webcache
     bindir = paths.bindir(root)
     need = ["webcache-nocache", "webcache-lock", "webcache-tm", "webcache-urls", "webcache-load"]
     missing = [n for n in need if not os.access(os.path.join(bindir, n), os.X_OK)]

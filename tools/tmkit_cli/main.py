@@ -63,22 +63,23 @@ def cmd_demo(args, root):
 
 
 def cmd_bench(args, root):
-    from . import bench
-    return bench.run(root, args, args.argv)
+    from .bench import cli
+    return cli.run(root, args, args.argv)
 
 
 # Sub-commands that parse their own arguments: name -> (module, one-line help). Each module has
 # run(argv, root) -> exit status, and owns its options (so `tmkit X --help` is the module's).
 RAW = {
-    "report": ("tmkit_cli.report", "per-site profile table, HTML page, or a comparison of two profiles"),
-    "stat": ("tmkit_cli.stat", "live per-site view of a shared-memory profile (TMKIT_STATS_SHM)"),
+    "report": ("tmkit_cli.report.cli", "per-site profile table, HTML page, or a comparison of two profiles"),
+    "stat": ("tmkit_cli.report.live", "live per-site view of a shared-memory profile (TMKIT_STATS_SHM)"),
     "advise": ("tmkit_cli.advise.main", "find critical sections that can become transactions"),
     "check": ("tmkit_cli.check.main", "what in a -fgnu-tm binary only write-through algorithms "
               "get right (inlined copies, transaction_pure calls)"),
 }
 # `tmkit bench SUITE` for suites with their own runner (not part of `tmkit bench all`).
 RAW_BENCH = {
-    "webcache": "tmkit_cli.bench_webcache",
+    "webcache": "tmkit_cli.bench.webcache",
+    "waits": "tmkit_cli.bench.waits",
 }
 
 
@@ -120,7 +121,7 @@ def main(argv, root):
     d.set_defaults(fn=cmd_demo)
 
     b = sub.add_parser("bench", help="the benchmark suite: tmkit vs libitm vs a mutex (bench/README.md)")
-    b.add_argument("suites", nargs="*", metavar="SUITE", help="micro, ds, bank, lru or all (default all); "
+    b.add_argument("suites", nargs="*", metavar="SUITE", help="micro, ds, bank, lru or all (default all), or kv (statistics counters); "
                    "`tmkit bench webcache --help` for the web-cache experiment")
     b.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
     b.add_argument("--repeats", type=int, help="timed runs per configuration (default 5; --quick 1)")

@@ -1,5 +1,5 @@
 """The reports of `tmkit bench` (bench.py): results.csv and runs.csv, the goal measures of
-bench/README.md, summary.md with its tables, the plots (bench_plot.py in the project venv) and
+bench/README.md, summary.md with its tables, the plots (plot.py in the project venv) and
 the README's benchmark block. Everything here reads a finished Results; nothing runs a program
 except the plotting script.
 """
@@ -7,10 +7,11 @@ import csv
 import os
 import subprocess
 
-from .bench_floor import floor_lines
-from .bench_goals import geomean, goals_table  # noqa: F401 (geomean: bench_overhead)
-from .bench_overhead import overhead_section
-from .bench_share import share_section
+from .floor import floor_lines
+from .fmt import fmt_ratio, section_head
+from .goals import geomean, goals_table
+from .overhead import overhead_section
+from .share import share_section
 
 def fmt_rate(x):
     if x is None:
@@ -19,17 +20,6 @@ def fmt_rate(x):
         if x >= div:
             return f"{x / div:.3g}{suffix}"
     return f"{x:.3g}"
-
-
-def fmt_ratio(x):
-    return "-" if x is None else f"{x:.2f}"
-
-
-def section_head(title, text, columns):
-    """A summary section's first lines: title, text, and the head of its table (the first
-    column left-aligned, the others right-aligned)."""
-    return [f"## {title}", "", text, "",
-            "| " + " | ".join(columns) + " |", "|---|" + "---:|" * (len(columns) - 1)]
 
 
 def write_csv(path, rows, fields):
@@ -194,13 +184,13 @@ def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
 
 
 def make_plots(root, outdir, log):
-    """Runs bench_plot.py with the venv's python; returns the PNG names or ([], reason)."""
+    """Runs plot.py with the venv's python; returns the PNG names or ([], reason)."""
     venv_sh = os.path.join(root, "scripts", "venv.sh")
     p = subprocess.run(["sh", venv_sh], capture_output=True, text=True)
     if p.returncode != 0:
         return [], "could not set up matplotlib in .venv: " + (p.stderr.strip().splitlines() or ["?"])[-1]
     py = os.path.join(root, ".venv", "bin", "python")
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_plot.py")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plot.py")
     p = subprocess.run([py, script, os.path.join(outdir, "results.csv"), outdir],
                        capture_output=True, text=True)
     if p.returncode != 0:

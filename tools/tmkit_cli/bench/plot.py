@@ -1,6 +1,6 @@
 """Plots for `tmkit bench`: run by the project venv's python (scripts/venv.sh installs matplotlib).
 
-usage: bench_plot.py RESULTS_CSV OUTDIR
+usage: plot.py RESULTS_CSV OUTDIR
 Writes throughput-<N>t.png (one per thread count: bars per case and configuration, throughput
 relative to the mutex on a log scale, whiskers at the repeats' min and max) and
 instructions.png (single-thread instructions per operation); prints the file names written.

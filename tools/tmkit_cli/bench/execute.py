@@ -1,12 +1,12 @@
 """How `tmkit bench` runs one program (timed, or under callgrind for its instruction count) and
 what it records about the run: the machine, the revision, the load. Shared by bench.py and
-bench_webcache.py."""
+webcache.py."""
 import os
 import platform
 import re
 import subprocess
 
-from . import paths
+from .. import paths
 from .hang import run_limited
 
 

@@ -2,7 +2,7 @@
 function (file:line), or by object+offset when the object has no debug information; sites that
 share a name on one side (one line, several call sites) are summed. Changes are B relative to A:
 ratios for counts and times, percentage points for the abort rate."""
-from . import report
+from . import profiles as report
 
 
 def by_name(prof, sym):

@@ -2,7 +2,7 @@
 (medians, ratios to the reference configurations, how evenly threads shared the work)."""
 import statistics
 
-from .bench_exec import describe_rc
+from .execute import describe_rc
 
 
 class Results:
@@ -13,7 +13,7 @@ class Results:
         self.ns = {}        # key -> [ns_per_op]
         self.share = {}     # key -> [min_share]: the slowest thread's ops over the mean
         self.failures = {}  # key -> [reason]
-        self.by_repeat = {}  # key -> {repeat: ops_per_s}, for paired ratios (bench_overhead.py)
+        self.by_repeat = {}  # key -> {repeat: ops_per_s}, for paired ratios (overhead.py)
         self.instr = {}     # (case name, config name) -> instr per op
 
     def add(self, key, fields, rc, err, repeat=0):

@@ -1,10 +1,10 @@
-"""Results of `tmkit bench webcache` (bench_webcache.py): medians, summary.md and the plots.
+"""Results of `tmkit bench webcache` (webcache.py): medians, summary.md and the plots.
 
 The table functions are imported by the runner (standard library only). Run as a script by the
 project venv's python (scripts/venv.sh installs matplotlib), it draws the paper's figures from
 results.csv:
 
-usage: bench_webcache_plot.py RESULTS_CSV OUTDIR
+usage: webcache_plot.py RESULTS_CSV OUTDIR
 Writes throughput.png and latency.png: median requests/s and mean latency against worker
 threads, one panel per Zipf exponent s, one line per server build, whiskers at the repeats' min
 and max (log scale in a panel whose values span more than 20x); prints the file names written.
@@ -127,7 +127,7 @@ STYLE = {"nocache": ("tab:gray", "s"), "lock": ("tab:blue", "o"), "tm-tmkit": ("
 
 
 def figure(rows, field, lo, hi, ylabel, title, path):
-    from bench_plot import ordered  # script mode: bench_plot.py is our sibling on sys.path
+    from plot import ordered  # script mode: plot.py is our sibling on sys.path
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -167,7 +167,7 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    from bench_plot import load
+    from plot import load
     rows = load(argv[1])
     out = argv[2]
     figure(rows, "median_rps", "min_rps", "max_rps", "requests/s (median)",

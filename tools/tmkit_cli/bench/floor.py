@@ -6,7 +6,7 @@ per-access costs, so a goal below it reads as what it is: below any ABI barrier.
 import os
 import statistics
 
-from . import paths
+from .. import paths
 from .hang import run_limited
 
 

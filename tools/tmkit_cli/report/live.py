@@ -11,7 +11,8 @@ import subprocess
 import sys
 import time
 
-from . import paths, report
+from .. import paths
+from . import profiles as report
 
 CLEAR = "\033[H\033[2J"
 SORTS = {"aborts": lambda r: (r["aborts"], r["starts"]),

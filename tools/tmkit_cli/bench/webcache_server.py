@@ -9,7 +9,7 @@ import signal
 import subprocess
 import urllib.request
 
-from . import report
+from ..report import profiles as report
 
 
 class PointError(Exception):

@@ -1,7 +1,6 @@
-"""`tmkit report PROFILE.json...`: per-site transaction profiles (TMKIT_STATS, docs/stats.md) as a
-table, sites mapped to function (file:line) with the objects' debug information (addr2line) and
-sorted by wasted time; --merge sums the profiles of one run (PATH and PATH.<pid> of forked
-children), --compare puts two profiles side by side, --html writes one self-contained page."""
+"""Per-site transaction profiles (TMKIT_STATS, docs/stats.md): loading, merging, the derived
+figures of each site and the text table. `tmkit report` (cli.py), `tmkit stat` (live.py), the
+comparison (compare.py), the HTML page (page.py) and the web-cache experiment use it."""
 import argparse
 import glob
 import json
@@ -171,6 +170,9 @@ def row(s, hz):
         "write": (s.get("write_set_sum", 0) / commits if commits else 0.0, s.get("write_set_max", 0)),
         "inside_ms": inside, "wasted_ms": wasted,
         "lost": wasted / (inside + wasted) if inside + wasted else 0.0,
+        # blocking waits (tm_retry, tm_cond_wait): sleeps, wake-ups, spurious ones, time asleep
+        "waits": (s.get("retry_sleeps", 0), s.get("retry_wakeups", 0), s.get("retry_spurious", 0),
+                  s.get("cycles_asleep", 0) / hz * 1e3 if hz else 0.0),
     }
 
 
@@ -197,6 +199,10 @@ HEADER = (f"{'site':<40} {'starts':>9} {'commits':>9} {'abort%':>7} {'retried':>
 
 def line(r):
     extra = r["top"]
+    sleeps, woken, spurious, asleep = r.get("waits", (0, 0, 0, 0.0))
+    if sleeps:
+        extra = (extra + "; " if extra else "") + \
+            f"waits {sleeps} (woken {woken}, spurious {spurious}, {asleep:.1f} ms asleep)"
     if r["irrevocable_call"]:
         extra = (extra + "; " if extra else "") + "serialized by " + r["irrevocable_call"]
     rd, wr = (f"{m:.1f}/{x}" for m, x in (r["read"], r["write"]))
@@ -260,44 +266,3 @@ def with_children(paths):
                 seen.add(os.path.realpath(q))
                 out.append(q)
     return out
-
-
-def run(argv, root=None):
-    ap = argparse.ArgumentParser(prog="tmkit report", description=__doc__)
-    ap.add_argument("profiles", nargs="+", metavar="PROFILE.json")
-    ap.add_argument("--merge", action="store_true",
-                    help="sum the profiles (and each PROFILE.json.<pid> beside them) into one table")
-    ap.add_argument("--compare", action="store_true",
-                    help="compare two profiles: sites matched by function (file:line), changes shown")
-    ap.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page with plots")
-    ap.add_argument("--no-plots", action="store_true", help="with --html: a page without the plots")
-    args = ap.parse_args(argv)
-    if args.compare and args.merge:
-        ap.error("--compare and --merge cannot be combined")
-    if args.compare and len(args.profiles) != 2:
-        ap.error(f"--compare needs exactly two profiles ({len(args.profiles)} given)")
-    sym = Symbolizer()
-    try:
-        profs = [load(p) for p in (with_children(args.profiles) if args.merge else args.profiles)]
-    except ProfileError as e:
-        print(f"tmkit report: {e}", file=sys.stderr)
-        return 1
-    try:
-        if args.compare:
-            from . import report_compare
-            result = report_compare.compare(profs[0], profs[1], sym)
-            report_compare.print_compare(result)
-            page = {"compare": result}
-        else:
-            sections = [section(p, sym) for p in ([merge(profs)] if args.merge else profs)]
-            for sec in sections:
-                print_section(sec)
-            page = {"sections": sections}
-        sys.stdout.flush()
-    except BrokenPipeError:   # `tmkit report ... | head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    if args.html:
-        from . import report_html
-        return report_html.write(args.html, page, root, plots=not args.no_plots)
-    return 0

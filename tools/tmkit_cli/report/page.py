@@ -1,5 +1,5 @@
 """`tmkit report --html OUT.html`: one self-contained page (inline style, plots as PNG data URIs)
-with the tables of `tmkit report` and bar charts drawn by report_plot.py under the project venv's
+with the tables of `tmkit report` and bar charts drawn by report/plot.py under the project venv's
 python. Without matplotlib (after one attempt at scripts/venv.sh) the page has the tables only."""
 import html
 import json
@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 
-from . import report, report_compare
+from . import compare as report_compare
+from . import profiles as report
 
 MAX_SITES = 15      # sites in each chart (the table lists them all)
 MAX_HIST_SITES = 6  # sites in the retries histogram
@@ -42,7 +43,7 @@ def render(root, specs):
     py, why = _venv_python(root)
     if not py:
         return None, why
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_plot.py")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plot.py")
     p = subprocess.run([py, script], input=json.dumps(specs), capture_output=True, text=True)
     if p.returncode != 0:
         return None, "plotting failed: " + (p.stderr.strip().splitlines() or ["?"])[-1]

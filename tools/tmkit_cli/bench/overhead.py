@@ -1,4 +1,4 @@
-"""The statistics' overhead section of a `tmkit bench --with-stats` summary (bench_report.py).
+"""The statistics' overhead section of a `tmkit bench --with-stats` summary (summary.py).
 
 On a noisy VM the machine's speed drifts between repeats by more than the overhead measured, so
 a ratio of two medians taken over different repeats mostly measures the drift. Here each
@@ -9,6 +9,9 @@ a pair. On 2026-11-23 (AMD EPYC VM, 9 repeats) this moved the 1-thread geometric
 per transaction everywhere (callgrind).
 """
 import statistics
+
+from .fmt import fmt_ratio, section_head
+from .goals import geomean
 
 
 def paired_ratio(res, key, base_config):
@@ -21,7 +24,6 @@ def paired_ratio(res, key, base_config):
 
 def overhead_section(res, cases, configs, threads):
     """Markdown lines for the +stats configuration against its base, or [] if there is none."""
-    from .bench_report import fmt_ratio, geomean, section_head  # it imports this module
     stats = next((c.name for c in configs if c.name.endswith("+stats")), None)
     if not stats:
         return []

@@ -14,7 +14,7 @@ webcache-load, as a cross-check of the load generator.
 
 Output (bench/results/webcache/<date>/ unless --out or --quick): runs.csv (every run),
 results.csv (medians per point), crosscheck.csv, summary.md and throughput.png / latency.png
-(bench_webcache_plot.py under the project venv). A full default run also copies its summary to
+(webcache_plot.py under the project venv). A full default run also copies its summary to
 bench/results/webcache/summary.md (the stable "latest" path).
 """
 import datetime
@@ -27,10 +27,12 @@ import sys
 import tempfile
 import time
 
-from . import bench_exec, bench_webcache_plot as wplot, paths, report
-from .bench_report import write_csv
-from .bench_webcache_args import parse_args
-from .bench_webcache_server import (PointError, Server, run_load, run_wrk, system_libitm_dir,
+from .. import paths
+from ..report import profiles as report
+from . import execute as bench_exec, webcache_plot as wplot
+from .summary import write_csv
+from .webcache_args import parse_args
+from .webcache_server import (PointError, Server, run_load, run_wrk, system_libitm_dir,
                                     tm_profile)
 
 RUN_FIELDS = ["repeat", "s", "threads", "build", "connections", "rps", "mean_ms", "p50_ms",
@@ -140,7 +142,7 @@ def make_plots(root, outdir):
     if subprocess.run(["sh", os.path.join(root, "scripts", "venv.sh")],
                       capture_output=True).returncode != 0:
         return [], "could not set up matplotlib in .venv (scripts/venv.sh)"
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_webcache_plot.py")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "webcache_plot.py")
     p = subprocess.run([os.path.join(root, ".venv", "bin", "python"), script,
                         os.path.join(outdir, "results.csv"), outdir], capture_output=True, text=True)
     if p.returncode != 0:

@@ -1,7 +1,7 @@
 """Plots for `tmkit report --html`: run by the project venv's python (scripts/venv.sh installs
 matplotlib).
 
-usage: report_plot.py < CHARTS.json
+usage: plot.py < CHARTS.json
 CHARTS.json is a list of bar charts: {"title", "labels": [...], "series": [{"name", "values"}],
 "stacked": bool, "horizontal": bool, "log": bool, "value_label": str}. Prints a JSON list with
 one base64-encoded PNG per chart, in order.

@@ -10,7 +10,7 @@ instruction counts per operation come from callgrind in the fixed-operations mod
 
 Output (bench/results/<date>-<suites>/ unless --out): results.csv (one row per case, thread count
 and configuration), runs.csv (every run), summary.md, and PNG plots when matplotlib is available
-from the project venv (scripts/venv.sh), all written by bench_report.py.
+from the project venv (scripts/venv.sh), all written by summary.py.
 """
 import concurrent.futures
 import datetime
@@ -21,13 +21,13 @@ import sys
 import time
 from collections import namedtuple
 
-from . import paths
-from .bench_exec import (callgrind_instr, describe_rc, git_revision, loadavg, machine_info,
+from .. import paths
+from .execute import (callgrind_instr, describe_rc, git_revision, loadavg, machine_info,
                          run_once)
-from .bench_floor import floor_lines, measure_floor
-from .bench_goals import goals, goals_table
-from .bench_results import Results
-from .bench_report import (RAW_FIELDS, RESULT_FIELDS, make_plots, result_rows, update_readme,
+from .floor import floor_lines, measure_floor
+from .goals import goals, goals_table
+from .results import Results
+from .summary import (RAW_FIELDS, RESULT_FIELDS, make_plots, result_rows, update_readme,
                            write_csv, write_summary)
 
 Case = namedtuple("Case", "suite name prog args cg_ops")
@@ -74,7 +74,15 @@ SUITES = {
              ["--capacity", "1024", "--range", "16384", "--zipf", "2"], CG_DEFAULT),
     ],
 }
+# memcached's get with three statistics counters (kvstats.c): none, plain shared variables in the
+# transaction, or tm_counter_t (docs/waiting.md). Not in `all` (run: tmkit bench kv).
+SUITES["kv"] = [
+    Case("kv", f"kvstats-{c}", "kvstats", ["--items", "16384", "--buckets", "4096",
+                                          "--update-pct", "2", "--counters", c], CG_DEFAULT)
+    for c in ("none", "plain", "tm")
+]
 SUITE_ORDER = ["micro", "ds", "bank", "lru"]
+EXTRA_SUITES = ["kv"]  # run only when named
 
 # Full run: ~21 cases x 2 thread counts x 6 configurations x REPEATS x SECONDS, plus callgrind.
 REPEATS, SECONDS = 5, 0.3
@@ -154,10 +162,11 @@ def run(root, args, argv):
     suites = args.suites or ["all"]
     bad = [s for s in suites if s not in SUITES and s != "all"]
     if bad:
-        print(f"tmkit bench: unknown suite '{bad[0]}'; valid: {', '.join(SUITE_ORDER)}, all",
+        print(f"tmkit bench: unknown suite '{bad[0]}'; valid: {', '.join(SUITE_ORDER + EXTRA_SUITES)}, all",
               file=sys.stderr)
         return 2
-    chosen = SUITE_ORDER if "all" in suites else [s for s in SUITE_ORDER if s in suites]
+    chosen = SUITE_ORDER if "all" in suites else \
+        [s for s in SUITE_ORDER + EXTRA_SUITES if s in suites]
     try:
         threads = sorted({int(t) for t in args.threads.split(",")})
         if not threads or threads[0] < 1:
@@ -197,7 +206,7 @@ def run(root, args, argv):
         print("tmkit bench: the -tm programs do not load build/lib/libitm.so.1", file=sys.stderr)
         return 2
 
-    label = "-".join(chosen) if len(chosen) < len(SUITE_ORDER) else "all"
+    label = "all" if chosen == SUITE_ORDER else "-".join(chosen)
     today = datetime.date.today().isoformat()
     # Quick runs are for checking, not for keeping: they go under build/ unless --out says else.
     if args.out:

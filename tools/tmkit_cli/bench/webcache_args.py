@@ -1,4 +1,4 @@
-"""The command line of `tmkit bench webcache` (bench_webcache.py): strict parsing of its
+"""The command line of `tmkit bench webcache` (webcache.py): strict parsing of its
 lists (Zipf exponents, thread counts, server builds) and the defaults of a full and a --quick run."""
 import argparse
 import os

@@ -1,0 +1,145 @@
+/* tmkit/wait.h — blocking waits inside transactions (included by tmkit.h).
+ *
+ *     tm_atomic_retry {                        // a transaction that may wait
+ *         if (queue_empty(q))
+ *             tm_retry();                      // roll back, sleep until something it read
+ *         item = queue_pop(q);                 // changes, then run it again from the start
+ *     }
+ *
+ *     tm_atomic_retry {
+ *         if (queue_empty(q))
+ *             tm_retry_until(deadline);        // the same, but falls through once the
+ *         if (!queue_empty(q))                 // deadline (tm_deadline_in) has passed
+ *             item = queue_pop(q);
+ *         else
+ *             timed_out = 1;
+ *     }
+ *
+ *     tm_atomic_retry {                        // a condition variable, for code that had one
+ *         if (!ready)                          // (no loop: the whole transaction runs again)
+ *             tm_cond_wait(&c);                // retry until tm_cond_signal/broadcast(&c)
+ *         ...                                  // commits (or tm_cond_wait_until(&c, deadline))
+ *     }
+ *     __transaction_atomic { ready = 1; tm_cond_signal(&c); }   // takes effect at commit
+ *
+ * tm_atomic_retry is `__transaction_atomic [[outer]]` inside a loop: the waits cancel the
+ * outermost transaction (`__transaction_cancel [[outer]]`, which GCC accepts only in such a
+ * transaction or in a function declared TM_MAY_RETRY), and that is what makes GCC compile it so
+ * that it can be rolled back under every runtime mode. On tmkit the runtime rolls the attempt
+ * back, sleeps in the kernel until another transaction commits a write that may change what the
+ * attempt read (tm_retry), or a signal of the condition commits (tm_cond_wait), or the
+ * deadline passes, and runs the transaction again: the loop runs once. On GCC's libitm (the
+ * tmkit_* symbols absent) the cancel ends the transaction, and the loop runs it again after a
+ * short sleep that grows to 1 ms (polling: correct, slower).
+ * A wait in a nested transaction waits with the outermost one. A transaction that went
+ * irrevocable (called unsafe code in __transaction_relaxed) before it waits stops the program:
+ * it cannot be rolled back. Writes made outside transactions do not wake waiters.
+ * Deadlines are CLOCK_MONOTONIC nanoseconds (tm_deadline_t; tm_deadline_in(ns) from now). */
+#ifndef TMKIT_WAIT_H
+#define TMKIT_WAIT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint64_t tm_deadline_t; /* CLOCK_MONOTONIC, ns; 0: none */
+
+typedef struct tm_cond {
+    unsigned int seq;     /* bumped by every signal */
+    unsigned int waiters; /* threads asleep on it (tmkit) */
+} tm_cond_t;
+#define TM_COND_INITIALIZER {0, 0}
+
+/* The runtime's side (tmkit's libitm.so.1, version node TMKIT_1.0); weak, so a program that uses
+ * this header still links and runs against GCC's libitm. */
+void tmkit_retry_request(uint64_t deadline_ns) __attribute__((weak, transaction_pure));
+void tmkit_cond_wait_request(unsigned int *seq, uint64_t deadline_ns)
+    __attribute__((weak, transaction_pure));
+void tmkit_cond_signal(unsigned int *seq, int all) __attribute__((weak, transaction_pure));
+
+/* The fallback's pending wait (GCC's libitm): set by a wait, consumed by the loop. Weak, so
+ * every translation unit shares one per thread. */
+extern __thread int tmkit__wait_pending __attribute__((weak));
+__thread int tmkit__wait_pending __attribute__((weak));
+
+static inline __attribute__((transaction_pure, unused)) tm_deadline_t tmkit__now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (tm_deadline_t)t.tv_sec * 1000000000ull + (tm_deadline_t)t.tv_nsec;
+}
+
+/* A deadline `ns` nanoseconds from now. */
+static inline __attribute__((transaction_pure, unused)) tm_deadline_t tm_deadline_in(uint64_t ns)
+{
+    return tmkit__now_ns() + ns;
+}
+
+/* 1: the transaction must wait (the macro then cancels it); 0: the deadline has passed. */
+static inline __attribute__((transaction_pure, unused)) int
+tmkit__wait_note(unsigned int *cond_seq, tm_deadline_t deadline)
+{
+    if (deadline && tmkit__now_ns() >= deadline)
+        return 0;
+    if (cond_seq && tmkit_cond_wait_request)
+        tmkit_cond_wait_request(cond_seq, deadline);
+    else if (!cond_seq && tmkit_retry_request)
+        tmkit_retry_request(deadline);
+    else
+        tmkit__wait_pending = 1; /* a plain store in pure code: the cancel does not undo it */
+    return 1;
+}
+
+/* After each run of a tm_atomic_retry transaction: 1 to run it again (fallback only). */
+static __attribute__((noinline, unused)) int tmkit__wait_again(int *round)
+{
+    __asm__ __volatile__("" ::: "memory"); /* the cancel left the flag set behind GCC's back */
+    if (!tmkit__wait_pending)
+        return 0;
+    tmkit__wait_pending = 0;
+    struct timespec ts = {0, *round < 10 ? 1000L << *round : 1000000L};
+    (*round)++;
+    nanosleep(&ts, 0);
+    return 1;
+}
+
+#define tm_atomic_retry                                                                     \
+    for (int tmkit__round = 0, tmkit__go = 1; tmkit__go;                                    \
+         tmkit__go = tmkit__wait_again(&tmkit__round))                                      \
+    __transaction_atomic [[outer]]
+
+/* A function that may wait on behalf of its caller's transaction. */
+#define TM_MAY_RETRY __attribute__((transaction_may_cancel_outer))
+
+#define tm_retry_until(deadline)                                                            \
+    do {                                                                                    \
+        if (tmkit__wait_note(0, (deadline)))                                                \
+            __transaction_cancel [[outer]];                                                 \
+    } while (0)
+#define tm_retry() tm_retry_until(0)
+
+#define tm_cond_wait_until(c, deadline)                                                     \
+    do {                                                                                    \
+        if (tmkit__wait_note(&(c)->seq, (deadline)))                                        \
+            __transaction_cancel [[outer]];                                                 \
+    } while (0)
+#define tm_cond_wait(c) tm_cond_wait_until((c), 0)
+
+/* Wake one waiter (signal) or all (broadcast): now outside a transaction, at its commit inside
+ * one (never for an attempt that rolls back). */
+static inline __attribute__((transaction_pure, unused)) void tmkit__cond_fire(tm_cond_t *c, int all)
+{
+    if (tmkit_cond_signal)
+        tmkit_cond_signal(&c->seq, all);
+    /* fallback: waiters poll (tmkit__wait_again), nothing to wake */
+}
+#define tm_cond_signal(c) tmkit__cond_fire((c), 0)
+#define tm_cond_broadcast(c) tmkit__cond_fire((c), 1)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,63 @@
+/* The extensions' interface to the core: what the cancel and commit paths call, and the public
+ * functions (exported under the TMKIT_1.0 version node, abi/libitm.map; declared for programs in
+ * include/tmkit/wait.h and include/tmkit/counter.h).
+ *
+ * A program that never uses an extension pays one predictable test at each writing commit that
+ * is not a serial fast path (the serial fast paths already load the word it tests), and
+ * nothing elsewhere. */
+#ifndef TMKIT_EXT_H
+#define TMKIT_EXT_H
+
+#include "../core/tx.h"
+
+/* tm_serial_rwait's bits: a serial-lock reader sleeps (core/serial.c); some thread sleeps in a
+ * wait; writers must fence before they test for waiters (no membarrier: set once at start).
+ * The serial unlock loads the word anyway, so serial commits notice waiters at no cost (its
+ * own xchg is the fence); other writing commits test it once (tm_wait_check_commit). */
+#define TM_RWAIT_READER 1u
+#define TM_RWAIT_RETRY 2u
+#define TM_RWAIT_FENCE 4u
+#define TM_RWAIT_SLEEPERS (TM_RWAIT_READER | TM_RWAIT_RETRY) /* what an unlock may wake */
+extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN;
+
+/* core/bias.c: a full barrier on every thread (membarrier); false if there is none. */
+TM_HIDDEN bool tm_barrier_all(void);
+
+/* wait.c: the cancel of an attempt that asked to wait (never returns). */
+TM_HIDDEN __attribute__((noreturn)) void tm_wait_and_restart(tm_tx *tx);
+/* wait.c: fork child: no thread of the child waits. */
+TM_HIDDEN void tm_wait_fork_child(void);
+
+/* wake.c: after a commit of tx that may have written (logs still intact): wake the waiters
+ * whose watch the commit's writes may touch. */
+TM_HIDDEN void tm_wait_wake(tm_tx *tx);
+
+/* A writing commit's test: does anybody wait? Relaxed: waiters publish themselves and then
+ * force a barrier on every thread (membarrier, wait.c) before they check their read set, so a
+ * commit that misses the flag here wrote before that barrier and the waiter sees its writes. */
+static inline void tm_wait_check_commit(tm_tx *tx)
+{
+    uint32_t r = atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed);
+    if (TM_UNLIKELY(r & (TM_RWAIT_RETRY | TM_RWAIT_FENCE))) {
+        if (r & TM_RWAIT_FENCE) { /* no membarrier: the writer's half of the handshake */
+            atomic_thread_fence(memory_order_seq_cst);
+            r = atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed);
+        }
+        if (r & TM_RWAIT_RETRY)
+            tm_wait_wake(tx);
+    }
+}
+
+/* wake.c: the filter bit of an orec index, shared by waiters and writers. */
+static inline void tm_watch_add(uint64_t *w, uintptr_t orec_index)
+{
+    uint64_t h = (uint64_t)orec_index * 0x9E3779B97F4A7C15ull >> 56; /* 0..255 */
+    w[h >> 6] |= 1ull << (h & 63);
+}
+
+/* counter.c: a transaction's counter additions at its commit (the action runner calls it
+ * once per commit that has any, with the descriptor's actions list). */
+TM_HIDDEN void tm_counters_apply(tm_tx *tx, const tm_action *acts, size_t n);
+TM_HIDDEN void tm_counters_fork_child(void);
+
+#endif

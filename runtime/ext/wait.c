@@ -1,0 +1,248 @@
+/* Blocking waits inside transactions: tm_retry (Harris, Marlow, Peyton Jones, Herlihy,
+ * "Composable Memory Transactions", PPoPP 2005) and tm_cond_wait, for -fgnu-tm code.
+ *
+ * The program asks for a wait (tmkit_retry_request, tmkit_cond_wait_request: transaction_pure,
+ * called by the macros in include/tmkit/wait.h) and then cancels the outermost transaction
+ * (`__transaction_cancel [[outer]]`, which is what makes GCC compile the transaction so that it
+ * can be rolled back, under every algorithm and on the serial and biased paths alike). The
+ * cancel finds the request (tm_cancel calls tm_wait_and_restart) and, instead of ending the
+ * transaction:
+ *  1. notes what to wait for: for tm_retry, a 256-bit filter of the orecs of what the attempt
+ *     read (NOrec's value log, the orec algorithms' read sets), or "anything" where the mode
+ *     keeps no read set (gl_wt, serial, biased); for tm_cond_wait, the condition's sequence
+ *     number as the attempt read it;
+ *  2. publishes itself (tm_retry: ext.waiting and bit TM_RWAIT_RETRY of tm_serial_rwait, which
+ *     every writing commit tests; tm_cond_wait: the condition's waiter count) and forces a full
+ *     barrier on every thread (membarrier, where available; writers then need no fence);
+ *  3. checks that what the attempt read is still current (an exclusive attempt's always is;
+ *     a speculative one compares values, orec versions or gl_wt's clock): if not, something
+ *     it waits for already changed, and it restarts at once;
+ *  4. rolls the attempt back completely (writes undone, allocations freed, undo actions run,
+ *     commit actions dropped, locks and the serial lock released) and sleeps on a futex until
+ *     a committing writer whose writes meet the filter (wake.c) or a signal of the condition
+ *     (cond.c) changes the futex word, or the deadline passes;
+ *  5. runs the transaction again from its start.
+ * Steps 2-3 against a writer's commit-then-test form a Dekker handshake: either the writer
+ * sees the waiter and wakes it, or the waiter sees the writer's writes and does not sleep.
+ * Writes made outside transactions never wake a waiter (as in Haskell's STM).
+ * A transaction that went irrevocable before it asked cannot be rolled back: that stops the
+ * program with a message, as a cancel would. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ext.h"
+#include "../algo/orec.h"
+#include "../stats/stats.h"
+
+TM_HIDDEN __attribute__((noreturn)) void tm_restart_waiting(tm_tx *tx, void (*sleep)(tm_tx *));
+extern tm_line64 tm_gl_clock_line TM_HIDDEN;
+
+/* Threads waiting in tm_retry; bit TM_RWAIT_RETRY mirrors "nonzero", under the lock (waits
+ * are rare and sleep anyway: a mutex keeps the count and the bit in step). */
+static pthread_mutex_t tm_wait_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t tm_wait_count;
+
+uint64_t tm_wait_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* ---- what the attempt read ---------------------------------------------------------------- */
+
+static void tm_wait_watch(tm_tx *tx)
+{
+    tm_ext_state *e = &tx->ext;
+    uint64_t w[TM_WATCH_WORDS] = {0};
+    bool all = false;
+    switch (tx->mode) {
+    case TM_MODE_NOREC: /* values: the orecs of the words read */
+        for (size_t i = 0; i < tx->rset.n; i++) {
+            uintptr_t a = tx->rset.e[i].addr, end = a + tx->rset.e[i].len;
+            for (uintptr_t word = a & ~(uintptr_t)7; word < end; word += 8)
+                tm_watch_add(w, (uintptr_t)(tm_orec_of(word) - tm_orecs));
+        }
+        break;
+    case TM_MODE_OREC_LAZY:
+    case TM_MODE_OREC_EAGER: /* the read set holds the orecs themselves */
+        for (size_t i = 0; i < tx->rset.n; i++)
+            tm_watch_add(w, (uintptr_t)((_Atomic uint64_t *)tx->rset.e[i].addr - tm_orecs));
+        break;
+    default: /* gl_wt and the exclusive modes keep no read set */
+        all = true;
+    }
+    for (int k = 0; k < TM_WATCH_WORDS; k++)
+        atomic_store_explicit(&e->watch[k], w[k], memory_order_relaxed);
+    atomic_store_explicit(&e->watch_all, all, memory_order_relaxed);
+}
+
+/* Is what the attempt read still what memory holds (see the top: step 3)? */
+static bool tm_wait_reads_current(tm_tx *tx)
+{
+    switch (tx->mode) {
+    case TM_MODE_NOREC:
+        return tm_rset_valid(&tx->rset);
+    case TM_MODE_OREC_LAZY:
+    case TM_MODE_OREC_EAGER:
+        for (size_t i = 0; i < tx->rset.n; i++) {
+            /* acquire: pairs with the release that unlocks an orec after a write-back. */
+            uint64_t cur = atomic_load_explicit((_Atomic uint64_t *)tx->rset.e[i].addr,
+                                                memory_order_acquire);
+            if (cur != tx->rset.e[i].val && cur != ((uint64_t)(uintptr_t)tx | 1))
+                return false; /* changed, or locked by a writer that may commit */
+        }
+        return true;
+    case TM_MODE_GLWT:
+        /* acquire: as gl_wt's reads. The owner's snapshot is the locked value it installed. */
+        return atomic_load_explicit(&tm_gl_clock_line.w, memory_order_acquire) == tx->snapshot;
+    default:
+        return true; /* exclusive (serial lock or bias): nothing ran beside it */
+    }
+}
+
+/* ---- publishing and sleeping -------------------------------------------------------------- */
+
+/* Makes this thread's wait visible to every later writer (step 2). */
+static void tm_wait_publish(tm_tx *tx)
+{
+    atomic_store_explicit(&tx->ext.waiting, 1, memory_order_seq_cst);
+    pthread_mutex_lock(&tm_wait_lock);
+    if (tm_wait_count++ == 0)
+        atomic_fetch_or_explicit(&tm_serial_rwait, TM_RWAIT_RETRY, memory_order_seq_cst);
+    pthread_mutex_unlock(&tm_wait_lock);
+}
+
+static void tm_wait_unpublish(tm_tx *tx)
+{
+    atomic_store_explicit(&tx->ext.waiting, 0, memory_order_relaxed);
+    pthread_mutex_lock(&tm_wait_lock);
+    if (--tm_wait_count == 0)
+        atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_RETRY, memory_order_relaxed);
+    pthread_mutex_unlock(&tm_wait_lock);
+}
+
+/* Every thread passes a full barrier: writers test the flag with a plain load after their
+ * writes (tm_wait_check_commit), so their writes before the barrier are seen by our check,
+ * and their tests after it see the flag. Without membarrier, writers fence (wake.c). */
+static void tm_wait_barrier(void)
+{
+    if (!tm_barrier_all())
+        atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* Sleeps while *word == val, until the deadline (0: none). True if the word changed. */
+static bool tm_wait_sleep(_Atomic uint32_t *word, uint32_t val, uint64_t deadline)
+{
+    while (atomic_load_explicit(word, memory_order_acquire) == val) {
+        struct timespec ts, *tp = NULL;
+        if (deadline) {
+            if (tm_wait_now_ns() >= deadline)
+                return false;
+            ts.tv_sec = (time_t)(deadline / 1000000000ull);
+            ts.tv_nsec = (long)(deadline % 1000000000ull);
+            tp = &ts;
+        }
+        /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC timeout. */
+        long r = syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, tp, NULL,
+                         FUTEX_BITSET_MATCH_ANY);
+        if (r != 0 && errno == ETIMEDOUT)
+            return atomic_load_explicit(word, memory_order_acquire) != val;
+    }
+    return true;
+}
+
+/* The sleep of a request, between the rollback and the new attempt (tm_restart_waiting). */
+static void tm_wait_sleep_req(tm_tx *tx)
+{
+    tm_ext_state *e = &tx->ext;
+    tm_site *site = e->sleep_site;
+    uint64_t t0 = site ? __builtin_ia32_rdtsc() : 0;
+    bool woken;
+    if (e->cond_seq) {
+        woken = e->sleep_skip || tm_wait_sleep(e->cond_seq, e->cond_val, e->deadline);
+        atomic_fetch_sub_explicit((_Atomic uint32_t *)(e->cond_seq + 1), 1, memory_order_relaxed);
+    } else {
+        woken = e->sleep_skip || tm_wait_sleep(&e->wake, e->wake_val, e->deadline);
+        tm_wait_unpublish(tx);
+    }
+    if (site) {
+        site->c[TM_STAT_retry_sleeps] += !e->sleep_skip;
+        site->c[TM_STAT_retry_wakeups] += woken && !e->sleep_skip;
+        site->c[TM_STAT_cycles_asleep] += __builtin_ia32_rdtsc() - t0;
+    }
+    e->woken_id = woken && !e->sleep_skip ? tx->id : 0;
+    e->cond_seq = NULL;
+}
+
+void tm_wait_and_restart(tm_tx *tx)
+{
+    tm_ext_state *e = &tx->ext;
+    uint8_t req = e->req;
+    e->req = TM_WAIT_NONE;
+    if (tx->flags & TM_F_IRREVOCABLE)
+        tm_fatal("tm_retry or tm_cond_wait in a transaction that already went irrevocable (it "
+                 "called code that cannot be rolled back), so it cannot wait and run again");
+    /* A woken transaction that waits again: the wake-up was spurious for it. */
+    e->sleep_site = tm_stats_on ? tx->stats_site : NULL;
+    if (e->sleep_site && e->woken_id == tx->id)
+        e->sleep_site->c[TM_STAT_retry_spurious]++;
+    if (req == TM_WAIT_RETRY) {
+        e->cond_seq = NULL;
+        e->wake_val = atomic_load_explicit(&e->wake, memory_order_acquire);
+        tm_wait_watch(tx);
+        tm_wait_publish(tx);
+    } else {
+        /* The waiter count sits next to the sequence number (tm_cond_t, include/tmkit/wait.h). */
+        atomic_fetch_add_explicit((_Atomic uint32_t *)(e->cond_seq + 1), 1, memory_order_seq_cst);
+    }
+    tm_wait_barrier();
+    e->sleep_skip = !tm_wait_reads_current(tx);
+    tm_restart_waiting(tx, tm_wait_sleep_req);
+}
+
+void tm_wait_fork_child(void)
+{
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed))
+        atomic_store_explicit(&t->ext.waiting, 0, memory_order_relaxed);
+    pthread_mutex_init(&tm_wait_lock, NULL);
+    tm_wait_count = 0;
+    atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_RETRY, memory_order_relaxed);
+}
+
+/* ---- the requests (include/tmkit/wait.h) -------------------------------------------------- */
+
+static tm_tx *tm_wait_tx(const char *what)
+{
+    tm_tx *tx = tm_cur;
+    if (!tx || tx->nesting == 0)
+        tm_fatal("%s called outside a transaction", what);
+    return tx;
+}
+
+TM_EXPORT void tmkit_retry_request(uint64_t deadline_ns)
+{
+    tm_tx *tx = tm_wait_tx("tm_retry");
+    tx->ext.req = TM_WAIT_RETRY;
+    tx->ext.deadline = deadline_ns;
+}
+
+TM_EXPORT void tmkit_cond_wait_request(uint32_t *seq, uint64_t deadline_ns)
+{
+    tm_tx *tx = tm_wait_tx("tm_cond_wait");
+    uint32_t v;
+    /* Through the attempt's barrier: the value is consistent with the predicate it read. */
+    tx->disp->read(tx, &v, seq, sizeof v);
+    tx->ext.req = TM_WAIT_COND;
+    tx->ext.cond_seq = (_Atomic uint32_t *)seq;
+    tx->ext.cond_val = v;
+    tx->ext.deadline = deadline_ns;
+}
+
+TM_EXPORT uint64_t tmkit_now_ns(void) { return tm_wait_now_ns(); }

@@ -1,0 +1,82 @@
+/* The writer's side of blocking waits (wait.c): after a commit that may have written, wake the
+ * waiters whose watch its writes touch.
+ *
+ * Both sides describe memory by a 256-bit filter of orec indices (tm_watch_add in ext.h): a
+ * waiter by what its attempt read (NOrec's value log, the orec algorithms' read sets), a writer
+ * by what it wrote (a redo log's words, or the undo log's ranges under write-through and the
+ * serial undo mode). A side that knows nothing (a waiter under gl_wt or an exclusive mode; a
+ * writer that ran GCC's uninstrumented code) matches everything. A false match costs the
+ * waiter one re-run of its transaction (the statistics count them: retry_spurious); a missed
+ * one cannot happen, since every word written maps to its bit.
+ * Cost: nothing unless some thread waits (one relaxed load per writing commit, ext.h);
+ * otherwise a walk over the descriptors (O(threads ever alive)) per writing commit. */
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ext.h"
+#include "../algo/orec.h"
+
+TM_HIDDEN void tm_undo_ranges(const tm_undo *u, void (*fn)(void *, uintptr_t, size_t), void *ctx);
+
+static void tm_watch_range(uint64_t *w, uintptr_t a, size_t len)
+{
+    for (uintptr_t word = a & ~(uintptr_t)7, n = 0; word < a + len; word += 8, n++) {
+        if (n == 4 * 64) { /* a huge range: its words cover every bit anyway */
+            for (int k = 0; k < TM_WATCH_WORDS; k++)
+                w[k] = ~0ull;
+            return;
+        }
+        tm_watch_add(w, (uintptr_t)(tm_orec_of(word) - tm_orecs));
+    }
+}
+
+static void tm_watch_range_cb(void *w, uintptr_t a, size_t len) { tm_watch_range(w, a, len); }
+
+/* What the commit wrote; false if unknown (then every waiter matches). */
+static bool tm_written(tm_tx *tx, uint64_t *w)
+{
+    switch (tx->mode) {
+    case TM_MODE_NOREC:
+    case TM_MODE_OREC_LAZY:
+        for (size_t i = 0; i < tx->wset.n; i++)
+            tm_watch_add(w, (uintptr_t)(tm_orec_of(tx->wset.e[i].word) - tm_orecs));
+        return true;
+    case TM_MODE_GLWT:
+    case TM_MODE_OREC_EAGER:
+    case TM_MODE_SERIAL_UNDO:
+        tm_undo_ranges(&tx->undo, tm_watch_range_cb, w);
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool tm_wrote_nothing(const tm_tx *tx)
+{
+    return tx->mode != TM_MODE_DIRECT && tx->mode != TM_MODE_OTHER && tx->wset.n == 0 &&
+           tx->undo.len == 0;
+}
+
+void tm_wait_wake(tm_tx *tx)
+{
+    if (tm_wrote_nothing(tx))
+        return;
+    uint64_t w[TM_WATCH_WORDS] = {0};
+    bool all = !tm_written(tx, w);
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+        /* relaxed: the waiter published before its barrier (wait.c); a stale 0 here means it
+         * published after our writes, and then its own check sees them. */
+        if (t == tx || !atomic_load_explicit(&t->ext.waiting, memory_order_relaxed))
+            continue;
+        bool hit = all || atomic_load_explicit(&t->ext.watch_all, memory_order_relaxed);
+        for (int k = 0; !hit && k < TM_WATCH_WORDS; k++)
+            hit = (atomic_load_explicit(&t->ext.watch[k], memory_order_relaxed) & w[k]) != 0;
+        if (!hit)
+            continue;
+        /* release: the waiter's acquire load of the word after waking sees our commit. */
+        atomic_fetch_add_explicit(&t->ext.wake, 1, memory_order_release);
+        syscall(SYS_futex, &t->ext.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}

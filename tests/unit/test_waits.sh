@@ -1,0 +1,33 @@
+#!/bin/sh
+# The profile counts blocking waits per site (tm_retry, tm_cond_wait: retry_sleeps,
+# retry_wakeups, retry_spurious, cycles_asleep, and each wait as an abort_retry), the sums stay
+# exact, and `tmkit report` shows them.
+. "$(dirname "$0")/lib.sh"
+export LD_LIBRARY_PATH=$BUILD/lib
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+for prog in mt_retry_queue mt_cond_buffer; do
+    for algo in norec gl_wt serialirr; do
+        expect_rc 0 env TEST_THREADS=4 TMKIT_ALGO=$algo TMKIT_STATS="$d/$prog.$algo.json" \
+            "$BUILD/tests/conf_${prog}_O2"
+        python3 - "$d/$prog.$algo.json" <<'PY' || fail "$prog under $algo: $(head -c 800 "$d/$prog.$algo.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+for k in ("retry_sleeps", "retry_wakeups", "retry_spurious", "cycles_asleep"):
+    assert k in p["counters"], k
+sites = [s for s in p["sites"] if s["commits"] >= 1000]
+assert len(sites) >= 2, sites
+for s in sites:
+    aborts = sum(v for k, v in s.items() if k.startswith("abort_"))
+    assert s["starts"] == s["commits"] + aborts, s
+    # every sleep began with a rolled-back attempt; a wake-up ends a sleep
+    assert 0 < s["retry_sleeps"] <= s["abort_retry"], s
+    assert s["retry_wakeups"] <= s["retry_sleeps"] and s["retry_spurious"] <= s["abort_retry"], s
+    assert s["cycles_asleep"] > 0, s
+PY
+    done
+done
+out=$("$ROOT/bin/tmkit" report "$d/mt_retry_queue.norec.json")
+echo "$out" | grep -q "producer (mt_retry_queue.c:[0-9]*).*retry [0-9]*.*waits [1-9][0-9]* (woken [0-9]*, spurious [0-9]*, [0-9.]* ms asleep)" ||
+    fail "tmkit report does not show the waits: $out"
+echo "waits: ok"

@@ -1,0 +1,1 @@
+"""tmkit report and tmkit stat: per-site transaction profiles, at exit and live."""
