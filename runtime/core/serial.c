@@ -151,7 +151,10 @@ static uint64_t tm_serial_lock(void)
      * 2 threads, serialirr on a shared counter ran at 0.39x the mutex with it and 0.68x without
      * it, the LRU at s=2 at 0.37x and 0.80x (bench micro lru bank --configs tmkit-serialirr,
      * 2026-11-22). */
-    bool passive = tm_config.serial_wait == TM_SERIAL_WAIT_SLEEP; /* TMKIT_SERIAL_WAIT */
+    /* TMKIT_SERIAL_WAIT; and not while threads sleep in tm_retry/tm_cond_wait (ext/ext.h).
+     * relaxed: a hint. */
+    bool passive = tm_config.serial_wait == TM_SERIAL_WAIT_SLEEP &&
+                   !atomic_load_explicit(&tm_wait_sleepers, memory_order_relaxed);
     if (!passive || !tm_serial_poll_wait(tm_serial_trylock)) {
         while (atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
             tm_futex_wait(&tm_serial_word, 2);

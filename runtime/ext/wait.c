@@ -47,6 +47,8 @@ extern tm_line64 tm_gl_clock_line TM_HIDDEN;
  * are rare and sleep anyway: a mutex keeps the count and the bit in step). */
 static pthread_mutex_t tm_wait_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t tm_wait_count;
+/* Threads asleep in any wait (tm_retry or tm_cond_wait): read by the serial lock (ext.h). */
+_Atomic uint32_t tm_wait_sleepers;
 
 uint64_t tm_wait_now_ns(void)
 {
@@ -165,6 +167,8 @@ static void tm_wait_sleep_req(tm_tx *tx)
     tm_site *site = e->sleep_site;
     uint64_t t0 = site ? __builtin_ia32_rdtsc() : 0;
     bool woken;
+    /* relaxed: a hint for the serial lock's waiters (ext.h), no order needed. */
+    atomic_fetch_add_explicit(&tm_wait_sleepers, 1, memory_order_relaxed);
     if (e->cond_seq) {
         woken = e->sleep_skip || tm_wait_sleep(e->cond_seq, e->cond_val, e->deadline);
         atomic_fetch_sub_explicit((_Atomic uint32_t *)(e->cond_seq + 1), 1, memory_order_relaxed);
@@ -172,6 +176,7 @@ static void tm_wait_sleep_req(tm_tx *tx)
         woken = e->sleep_skip || tm_wait_sleep(&e->wake, e->wake_val, e->deadline);
         tm_wait_unpublish(tx);
     }
+    atomic_fetch_sub_explicit(&tm_wait_sleepers, 1, memory_order_relaxed);
     if (site) {
         site->c[TM_STAT_retry_sleeps] += !e->sleep_skip;
         site->c[TM_STAT_retry_wakeups] += woken && !e->sleep_skip;
@@ -198,11 +203,12 @@ void tm_wait_and_restart(tm_tx *tx)
         e->wake_val = atomic_load_explicit(&e->wake, memory_order_acquire);
         tm_wait_watch(tx);
         tm_wait_publish(tx);
+        tm_wait_barrier();
     } else {
-        /* The waiter count sits next to the sequence number (tm_cond_t, include/tmkit/wait.h). */
+        /* The waiter count sits next to the sequence number (tm_cond_t, include/tmkit/wait.h).
+         * A seq_cst RMW, as the signaller's bump of the number: no barrier needed (cond.c). */
         atomic_fetch_add_explicit((_Atomic uint32_t *)(e->cond_seq + 1), 1, memory_order_seq_cst);
     }
-    tm_wait_barrier();
     e->sleep_skip = !tm_wait_reads_current(tx);
     tm_restart_waiting(tx, tm_wait_sleep_req);
 }
@@ -213,6 +219,7 @@ void tm_wait_fork_child(void)
         atomic_store_explicit(&t->ext.waiting, 0, memory_order_relaxed);
     pthread_mutex_init(&tm_wait_lock, NULL);
     tm_wait_count = 0;
+    atomic_store_explicit(&tm_wait_sleepers, 0, memory_order_relaxed);
     atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_RETRY, memory_order_relaxed);
 }
 
