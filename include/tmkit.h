@@ -2,7 +2,9 @@
  *
  * Blocking waits (tm_retry, tm_cond_t): tmkit/wait.h. Deferred counters (tm_counter_t):
  * tmkit/counter.h. Both are included here, and fall back to slower portable forms on GCC's
- * libitm. Below: commit and abort handlers.
+ * libitm. A transaction-safe libc (strlen, strcmp, snprintf, strtol, qsort ... inside
+ * transactions without going irrevocable): tmkit/libc.h, included here for C. Below: commit and
+ * abort handlers.
  *
  * Commit and abort handlers written where they are needed, capturing the values they use:
  *
@@ -49,8 +51,16 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "tmkit/compat.h"  /* parses with clang too (tmkit advise) */
 #include "tmkit/counter.h" /* tm_counter_t: deferred commutative counters */
 #include "tmkit/wait.h"    /* tm_retry, tm_cond_t: blocking waits inside transactions */
+#ifndef __cplusplus
+/* strlen, snprintf, strtol, qsort ... inside transactions (C only: in C++ <cstring> overloads
+ * strchr & co., which transaction_wrap cannot name). TMKIT_NO_LIBC leaves them out. */
+#ifndef TMKIT_NO_LIBC
+#include "tmkit/libc.h"
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {

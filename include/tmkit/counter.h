@@ -23,6 +23,8 @@
 #ifndef TMKIT_COUNTER_H
 #define TMKIT_COUNTER_H
 
+#include "compat.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -38,6 +38,8 @@
 #ifndef TMKIT_WAIT_H
 #define TMKIT_WAIT_H
 
+#include "compat.h"
+
 #include <stdint.h>
 #include <time.h>
 
@@ -109,7 +111,7 @@ static __attribute__((noinline, unused)) int tmkit__wait_again(int *round)
 #define tm_atomic_retry                                                                     \
     for (int tmkit__round = 0, tmkit__go = 1; tmkit__go;                                    \
          tmkit__go = tmkit__wait_again(&tmkit__round))                                      \
-    __transaction_atomic [[outer]]
+    __transaction_atomic TMKIT_OUTER
 
 /* A function that may wait on behalf of its caller's transaction. */
 #define TM_MAY_RETRY __attribute__((transaction_may_cancel_outer))
@@ -117,14 +119,14 @@ static __attribute__((noinline, unused)) int tmkit__wait_again(int *round)
 #define tm_retry_until(deadline)                                                            \
     do {                                                                                    \
         if (tmkit__wait_note(0, (deadline)))                                                \
-            __transaction_cancel [[outer]];                                                 \
+            __transaction_cancel TMKIT_OUTER;                                                 \
     } while (0)
 #define tm_retry() tm_retry_until(0)
 
 #define tm_cond_wait_until(c, deadline)                                                     \
     do {                                                                                    \
         if (tmkit__wait_note(&(c)->seq, (deadline)))                                        \
-            __transaction_cancel [[outer]];                                                 \
+            __transaction_cancel TMKIT_OUTER;                                                 \
     } while (0)
 #define tm_cond_wait(c) tm_cond_wait_until((c), 0)
 

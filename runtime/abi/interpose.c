@@ -3,7 +3,7 @@
  *
  * GCC 12 runs loop distribution after its TM pass, so at -O2 a copy, fill or shift loop in a
  * transaction clone (or a transaction's instrumented path) becomes a plain call to
- * memcpy/memset/memmove that no barrier covers. Under libitm such a call reads and writes memory
+ * memcpy/memset/memmove, and a byte-counting loop a call to strlen, that no barrier covers. Under libitm such a call reads and writes memory
  * in place: a redo-log algorithm gets it wrong at once (the copy reads memory from before the
  * transaction's own writes; commit writes buffered values back over the fill), and every
  * speculative algorithm, libitm's included, gets it wrong when the attempt aborts (the call's
@@ -12,7 +12,8 @@
  *
  * libitm.so.1 precedes libc.so.6 in the search order of every program linked with
  * `gcc -fgnu-tm`, so these definitions, exported under glibc's own versions (memcpy@GLIBC_2.14,
- * memmove@GLIBC_2.2.5, memset@GLIBC_2.2.5; non-default versions, so nothing linked against
+ * memmove@GLIBC_2.2.5, memset@GLIBC_2.2.5, strlen@GLIBC_2.2.5; non-default versions, so
+ * nothing linked against
  * this library binds to them by accident), take the program's calls. The check costs a load of
  * the TCB word that holds the thread's descriptor and, when there is one, a load of its mode:
  * outside a transaction, and in serial-irrevocable or uninstrumented code (mode DIRECT), the call
@@ -113,6 +114,33 @@ __attribute__((visibility("default"))) void *tm_interpose_memmove(void *dst, con
     return tm_copy_in_tx(tx, dst, src, n, true);
 }
 
+/* strlen: GCC 12's loop distribution also turns a byte-counting loop into a strlen call. Inside
+ * an attempt, the string is read through the barriers a word at a time (an aligned word never
+ * crosses a page, so a string that ends before an unmapped page is safe), except on the
+ * thread's own stack where the write set holds none of it. */
+static __attribute__((noinline)) size_t tm_strlen_in_tx(tm_tx *tx, const char *s)
+{
+    if (tx->plain_calls ||
+        (tm_on_stack(tx, s, 1) && tx->wset.n == 0))
+        return tm_libc_strlen_p(s);
+    uintptr_t a = (uintptr_t)s, w = a & ~(uintptr_t)7;
+    for (;; w += 8) {
+        uint64_t v;
+        tx->disp->read(tx, &v, (const void *)w, 8);
+        for (uintptr_t b = w < a ? a : w; b < w + 8; b++)
+            if (!((v >> ((b - w) * 8)) & 0xff))
+                return (size_t)(b - a);
+    }
+}
+
+__attribute__((visibility("default"))) size_t tm_interpose_strlen(const char *s)
+{
+    tm_tx *tx = tm_cur_tcb();
+    if (tm_plain(tx))
+        return tm_libc_strlen_p(s);
+    return tm_strlen_in_tx(tx, s);
+}
+
 __attribute__((visibility("default"))) void *tm_interpose_memset(void *dst, int c, size_t n)
 {
     tm_tx *tx = tm_cur_tcb();
@@ -125,3 +153,4 @@ __attribute__((visibility("default"))) void *tm_interpose_memset(void *dst, int 
 __asm__(".symver tm_interpose_memcpy, memcpy@GLIBC_2.14");
 __asm__(".symver tm_interpose_memmove, memmove@GLIBC_2.2.5");
 __asm__(".symver tm_interpose_memset, memset@GLIBC_2.2.5");
+__asm__(".symver tm_interpose_strlen, strlen@GLIBC_2.2.5");

@@ -10,7 +10,10 @@
  * call on this machine (2026-11-24), and unlike memcpy they are not names this library
  * exports, so the call cannot come back here. Built with -fno-builtin (CMakeLists.txt):
  * otherwise GCC folds __memcpy_chk(d, s, n, -1) into memcpy(d, s, n), which
- * core/libc_rename.h renames to the caller itself. */
+ * core/libc_rename.h renames to the caller itself; and with -fno-tree-loop-distribute-patterns,
+ * which keeps GCC from turning tm_boot_strlen's loop into a call of strlen. strlen (taken from
+ * the program since GCC turns byte-counting loops into it too) has no checking entry point:
+ * until the lookup, a byte loop. */
 #define _GNU_SOURCE /* dlvsym, RTLD_NEXT */
 #include <dlfcn.h>
 #include <stddef.h>
@@ -43,6 +46,15 @@ tm_memcpy_fn *tm_libc_memcpy_p = tm_boot_memcpy;
 tm_memcpy_fn *tm_libc_memmove_p = tm_boot_memmove;
 tm_memset_fn *tm_libc_memset_p = tm_boot_memset;
 
+static size_t tm_boot_strlen(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+size_t (*tm_libc_strlen_p)(const char *) = tm_boot_strlen;
+
 /* Priority 101 like the configuration: before anything of ours copies much. dlvsym asks for
  * the versions a program built today references (glibc's default ones). */
 __attribute__((constructor(101))) static void tm_libc_direct_init(void)
@@ -50,6 +62,9 @@ __attribute__((constructor(101))) static void tm_libc_direct_init(void)
     void *c = dlvsym(RTLD_NEXT, "memcpy", "GLIBC_2.14");
     void *m = dlvsym(RTLD_NEXT, "memmove", "GLIBC_2.2.5");
     void *s = dlvsym(RTLD_NEXT, "memset", "GLIBC_2.2.5");
+    void *l = dlvsym(RTLD_NEXT, "strlen", "GLIBC_2.2.5");
+    if (l)
+        tm_libc_strlen_p = (size_t (*)(const char *))l;
     if (c && m && s) {
         tm_libc_memcpy_p = (tm_memcpy_fn *)c;
         tm_libc_memmove_p = (tm_memcpy_fn *)m;
@@ -70,4 +85,9 @@ TM_HIDDEN void *tm_libc_memmove(void *dst, const void *src, size_t n)
 TM_HIDDEN void *tm_libc_memset(void *dst, int c, size_t n)
 {
     return tm_libc_memset_p(dst, c, n);
+}
+
+TM_HIDDEN size_t tm_libc_strlen(const char *s)
+{
+    return tm_libc_strlen_p(s);
 }

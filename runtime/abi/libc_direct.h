@@ -11,5 +11,6 @@ typedef void *tm_memcpy_fn(void *dst, const void *src, size_t n);
 typedef void *tm_memset_fn(void *dst, int c, size_t n);
 extern tm_memcpy_fn *tm_libc_memcpy_p TM_HIDDEN, *tm_libc_memmove_p TM_HIDDEN;
 extern tm_memset_fn *tm_libc_memset_p TM_HIDDEN;
+extern size_t (*tm_libc_strlen_p)(const char *) TM_HIDDEN;
 
 #endif

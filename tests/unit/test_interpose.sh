@@ -12,9 +12,9 @@
 #    c_wt_inline_fill.c is inline `rep stos`, the case no runtime can see.
 . "$(dirname "$0")/lib.sh"
 lib=$BUILD/lib/libitm.so.1
-und=$(nm -D --undefined-only "$lib" | grep -Ew 'memcpy|memmove|memset')
+und=$(nm -D --undefined-only "$lib" | grep -Ew 'memcpy|memmove|memset|strlen')
 [ -z "$und" ] || fail "the runtime calls the interposed names itself: $und"
-for s in memcpy@GLIBC_2.14 memmove@GLIBC_2.2.5 memset@GLIBC_2.2.5; do
+for s in memcpy@GLIBC_2.14 memmove@GLIBC_2.2.5 memset@GLIBC_2.2.5 strlen@GLIBC_2.2.5; do
     nm -D --defined-only --with-symbol-versions "$lib" | grep -q " T $s\$" || fail "$s not exported"
 done
 
@@ -67,6 +67,7 @@ env -u LD_LIBRARY_PATH "$d/direct" > /dev/null || fail "direct link: copies wron
 
 clones() { objdump -d --no-show-raw-insn "$1" | awk '/^[0-9a-f]+ <_ZGTt/{p=1; next} /^[0-9a-f]+ </{p=0} p'; }
 for t in c_wt_memcpy_loop:memcpy c_wt_memset_loop:memset c_wt_memmove_loop:memmove \
+         c_wt_strlen_loop:strlen \
          mt_wt_calls:memcpy mt_wt_calls:memset mt_wt_calls:memmove; do
     exe=$BUILD/tests/conf_${t%%:*}_O2 fn=${t#*:}
     clones "$exe" | grep -Eq "(call|jmp) +[0-9a-f]+ <$fn@plt>" ||

@@ -15,10 +15,11 @@ from . import patch as patchmod
 
 HINTS = {
     "io": "move the I/O out of the section, or accept serial execution",
-    "condvar-wait": "keep the lock, or move the wait out of the section: loop { __transaction_atomic "
-                    "{ if (ready) { take; break; } } wait outside } (tmkit has no transactional wait yet)",
-    "condvar-signal": "signal after the commit: tm_on_commit(cv) { pthread_cond_signal(cv); } "
-                      "(include/tmkit.h), or after the block",
+    "condvar-wait": "make the condition variable a tm_cond_t and the section tm_atomic_retry "
+                    "{ if (!ready) tm_cond_wait(&c); ... } (include/tmkit/wait.h: the wait rolls "
+                    "back and sleeps), or keep the lock",
+    "condvar-signal": "make the condition variable a tm_cond_t: tm_cond_signal(&c) inside the "
+                      "transaction takes effect at its commit (include/tmkit/wait.h)",
     "pthread": "thread library calls cannot run in a transaction; move it out of the section",
     "volatile": "use a plain variable inside transactions (the transaction orders the accesses)",
     "atomic": "use a plain access inside transactions (the transaction makes it atomic)",

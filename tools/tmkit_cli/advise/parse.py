@@ -136,6 +136,22 @@ TM_WORDS = ("transaction_safe", "transaction_pure", "transaction_callable",
             "transaction_unsafe", "transaction_may_cancel_outer")
 
 
+# include/tmkit/libc.h names each wrapper tmkit_tx_<the function it wraps>, but for these.
+_WRAPPER_EXCEPTIONS = {"builtin_strlen": "__builtin_strlen", "ctype_b": "__ctype_b_loc",
+                       "ctype_toupper": "__ctype_toupper_loc", "ctype_tolower": "__ctype_tolower_loc"}
+
+
+def wrapped_name(decl):
+    """The libc function a tmkit/libc.h wrapper (tmkit_tx_NAME, declared transaction_wrap(NAME))
+    stands in for inside transactions, or None. The attribute itself is not visible to clang
+    (it drops GCC's TM attributes, and this one comes from a macro), so the name tells."""
+    name = decl.spelling
+    if not name.startswith("tmkit_tx_"):
+        return None
+    rest = name[len("tmkit_tx_"):]
+    return _WRAPPER_EXCEPTIONS.get(rest, rest)
+
+
 def tm_attribute(decl):
     """'safe' / 'pure' / None: GCC's TM attribute on a declaration (clang drops it, so read tokens).
 

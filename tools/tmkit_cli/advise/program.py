@@ -7,7 +7,7 @@ from clang.cindex import CursorKind as K, StorageClass
 from . import cfg as cfgmod
 from .events import Extractor, noreturn_stmt
 from .model import Func
-from .parse import parse, tm_attribute
+from .parse import parse, tm_attribute, wrapped_name
 
 
 class Program:
@@ -35,6 +35,12 @@ class Program:
             loc = c.location
             system = loc.is_in_system_header
             usr = c.get_usr()
+            if c.spelling.startswith("tmkit_tx_"):
+                # include/tmkit/libc.h: a transaction_wrap wrapper makes calls of the wrapped
+                # libc function safe inside transactions (GCC calls the wrapper there)
+                wrapped = wrapped_name(c)
+                if wrapped:
+                    self.tm_attr["c:@F@" + wrapped] = "pure"
             if not system and usr not in self.tm_attr:
                 a = tm_attribute(c)
                 if a:

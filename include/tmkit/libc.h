@@ -1,0 +1,308 @@
+/* tmkit/libc.h — a transaction-safe libc for -fgnu-tm code (included by tmkit.h).
+ *
+ * GCC does not know that strlen, strcmp, snprintf, strtol ... are safe inside transactions, so a
+ * relaxed transaction that calls one goes serial-irrevocable (stopping every other transaction)
+ * and an atomic one does not compile. With this header included, the calls below compile and
+ * run inside transactions without going irrevocable, with no change to the calling code: each
+ * wrapper is declared `transaction_wrap(the libc function)`, so GCC calls it instead inside
+ * transactions (outside them, and on the uninstrumented path, the program calls libc as
+ * before). The wrappers are `transaction_pure` and reach the transaction's memory through the
+ * ABI's barriers (_ITM_RU8, _ITM_memcpyRtWn, _ITM_memcpyRnWt, ...), a word or a block at a time:
+ * every read is validated, every write logged, and an abort leaves nothing behind, under every
+ * tmkit algorithm and on GCC's libitm alike.
+ *
+ * Covered:
+ *   memcmp memchr strlen strnlen strcmp strncmp strcasecmp strncasecmp strchr strrchr strstr
+ *   strspn strcspn strcpy strncpy strcat strncat stpcpy strdup strndup
+ *   strtol strtoul strtoll strtoull atoi atol atoll
+ *   snprintf vsnprintf (every conversion but %n and positional %1$ arguments: those, rare in
+ *   practice, make the transaction irrevocable first and then call glibc)
+ *   qsort bsearch (with a transaction_safe comparator: its transactional clone is called)
+ *   the <ctype.h> classifications and toupper/tolower (glibc's table lookups)
+ * Left out (docs/libc.md says why): sprintf (unbounded, use snprintf), strtok (hidden state),
+ * strerror, the locale-dependent strcoll/strxfrm, printf/puts/fprintf (I/O: use a lock group or
+ * a commit handler).
+ * Rules: a format string is read directly (it is a literal in every program we know); %s
+ * arguments and everything the functions read or write through their pointer arguments go
+ * through the transaction. strdup/strndup allocate with the transaction's malloc (freed if it
+ * aborts). */
+#ifndef TMKIT_LIBC_H
+#define TMKIT_LIBC_H
+
+#include "compat.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI calls the wrappers use (in tmkit and in GCC's libitm alike). */
+uint8_t _ITM_RU1(const uint8_t *) __attribute__((transaction_pure));
+uint64_t _ITM_RU8(const uint64_t *) __attribute__((transaction_pure));
+void _ITM_WU1(uint8_t *, uint8_t) __attribute__((transaction_pure));
+/* The block copies under names GCC does not know, returning nothing: GCC treats _ITM_memcpy*
+ * as memcpy and reuses its result as the destination, which GCC's libitm does not return
+ * (docs/libitm-differences.md: c_mem_retval); on libitm that corrupted the stack. */
+void tmkit__read_block(void *, const void *, size_t) __asm__("_ITM_memcpyRtWn")
+    __attribute__((transaction_pure));
+void tmkit__write_block(void *, const void *, size_t) __asm__("_ITM_memcpyRnWt")
+    __attribute__((transaction_pure));
+void *_ITM_malloc(size_t) __attribute__((transaction_pure));
+void *_ITM_getTMCloneSafe(void *) __attribute__((transaction_pure));
+void _ITM_changeTransactionMode(int) __attribute__((transaction_pure));
+
+/* A wrapper: weak, so every translation unit that includes this header can emit it and the
+ * program keeps one copy; emitted even if only GCC's transaction_wrap refers to it. */
+#define TMKIT_WRAP(fn) __attribute__((transaction_pure, transaction_wrap(fn)))
+#define TMKIT_WRAPPER __attribute__((weak, used, transaction_pure))
+#define TMKIT_PURE static inline __attribute__((transaction_pure, unused))
+
+/* ---- reading bytes through the transaction, a word at a time ---- */
+
+typedef struct {
+    uintptr_t base; /* the aligned word held in w (1: none) */
+    uint64_t w;
+} tmkit__rd;
+#define TMKIT_RD {1, 0}
+
+TMKIT_PURE unsigned char tmkit__at(tmkit__rd *r, const void *p)
+{
+    uintptr_t a = (uintptr_t)p, b = a & ~(uintptr_t)7;
+    if (b != r->base) { /* an aligned word never crosses a page: safe to read whole */
+        r->base = b;
+        r->w = _ITM_RU8((const uint64_t *)b);
+    }
+    return (unsigned char)(r->w >> ((a & 7) * 8));
+}
+
+/* ---- writing: through the transaction, a block at a time ---- */
+
+typedef struct {
+    char *dst;        /* where buf goes */
+    size_t n;         /* bytes in buf */
+    char buf[256];
+} tmkit__wr;
+
+TMKIT_PURE void tmkit__flush(tmkit__wr *w)
+{
+    if (w->n) {
+        tmkit__write_block(w->dst, w->buf, w->n);
+        w->dst += w->n;
+        w->n = 0;
+    }
+}
+
+TMKIT_PURE void tmkit__put(tmkit__wr *w, char c)
+{
+    if (w->n == sizeof w->buf)
+        tmkit__flush(w);
+    w->buf[w->n++] = c;
+}
+
+/* ---- memory and strings ---- */
+
+TMKIT_WRAPPER int tmkit_tx_memcmp(const void *, const void *, size_t) TMKIT_WRAP(memcmp);
+TMKIT_WRAPPER int tmkit_tx_memcmp(const void *a, const void *b, size_t n)
+{
+    tmkit__rd ra = TMKIT_RD, rb = TMKIT_RD;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char x = tmkit__at(&ra, (const char *)a + i), y = tmkit__at(&rb, (const char *)b + i);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+TMKIT_WRAPPER void *tmkit_tx_memchr(const void *, int, size_t) TMKIT_WRAP(memchr);
+TMKIT_WRAPPER void *tmkit_tx_memchr(const void *s, int c, size_t n)
+{
+    tmkit__rd r = TMKIT_RD;
+    for (size_t i = 0; i < n; i++)
+        if (tmkit__at(&r, (const char *)s + i) == (unsigned char)c)
+            return (char *)s + i;
+    return NULL;
+}
+
+TMKIT_WRAPPER size_t tmkit_tx_strnlen(const char *, size_t) TMKIT_WRAP(strnlen);
+TMKIT_WRAPPER size_t tmkit_tx_strnlen(const char *s, size_t max)
+{
+    tmkit__rd r = TMKIT_RD;
+    size_t n = 0;
+    while (n < max && tmkit__at(&r, s + n))
+        n++;
+    return n;
+}
+
+TMKIT_WRAPPER size_t tmkit_tx_strlen(const char *) TMKIT_WRAP(strlen);
+TMKIT_WRAPPER size_t tmkit_tx_strlen(const char *s) { return tmkit_tx_strnlen(s, SIZE_MAX); }
+/* GCC also makes strlen calls of its own (strcat(d, "lit") becomes strlen + memcpy, strchr(s, 0)
+ * becomes s + strlen(s)), under the builtin's name, which needs a wrapper of its own. */
+TMKIT_WRAPPER size_t tmkit_tx_builtin_strlen(const char *) TMKIT_WRAP(__builtin_strlen);
+TMKIT_WRAPPER size_t tmkit_tx_builtin_strlen(const char *s) { return tmkit_tx_strnlen(s, SIZE_MAX); }
+
+TMKIT_PURE int tmkit__cmp(const char *a, const char *b, size_t n, int fold)
+{
+    tmkit__rd ra = TMKIT_RD, rb = TMKIT_RD;
+    for (size_t i = 0; i < n; i++) {
+        int x = tmkit__at(&ra, a + i), y = tmkit__at(&rb, b + i);
+        if (fold) {
+            x = (x >= 'A' && x <= 'Z') ? x + 32 : x; /* strcasecmp in the C locale */
+            y = (y >= 'A' && y <= 'Z') ? y + 32 : y;
+        }
+        if (x != y || !x)
+            return x - y;
+    }
+    return 0;
+}
+
+TMKIT_WRAPPER int tmkit_tx_strcmp(const char *, const char *) TMKIT_WRAP(strcmp);
+TMKIT_WRAPPER int tmkit_tx_strcmp(const char *a, const char *b) { return tmkit__cmp(a, b, SIZE_MAX, 0); }
+TMKIT_WRAPPER int tmkit_tx_strncmp(const char *, const char *, size_t) TMKIT_WRAP(strncmp);
+TMKIT_WRAPPER int tmkit_tx_strncmp(const char *a, const char *b, size_t n) { return tmkit__cmp(a, b, n, 0); }
+TMKIT_WRAPPER int tmkit_tx_strcasecmp(const char *, const char *) TMKIT_WRAP(strcasecmp);
+TMKIT_WRAPPER int tmkit_tx_strcasecmp(const char *a, const char *b) { return tmkit__cmp(a, b, SIZE_MAX, 1); }
+TMKIT_WRAPPER int tmkit_tx_strncasecmp(const char *, const char *, size_t) TMKIT_WRAP(strncasecmp);
+TMKIT_WRAPPER int tmkit_tx_strncasecmp(const char *a, const char *b, size_t n) { return tmkit__cmp(a, b, n, 1); }
+
+TMKIT_WRAPPER char *tmkit_tx_strchr(const char *, int) TMKIT_WRAP(strchr);
+TMKIT_WRAPPER char *tmkit_tx_strchr(const char *s, int c)
+{
+    tmkit__rd r = TMKIT_RD;
+    for (;; s++) {
+        unsigned char x = tmkit__at(&r, s);
+        if (x == (unsigned char)c)
+            return (char *)s;
+        if (!x)
+            return NULL;
+    }
+}
+
+TMKIT_WRAPPER char *tmkit_tx_strrchr(const char *, int) TMKIT_WRAP(strrchr);
+TMKIT_WRAPPER char *tmkit_tx_strrchr(const char *s, int c)
+{
+    tmkit__rd r = TMKIT_RD;
+    const char *last = NULL;
+    for (;; s++) {
+        unsigned char x = tmkit__at(&r, s);
+        if (x == (unsigned char)c)
+            last = s;
+        if (!x)
+            return (char *)last;
+    }
+}
+
+TMKIT_WRAPPER char *tmkit_tx_strstr(const char *, const char *) TMKIT_WRAP(strstr);
+TMKIT_WRAPPER char *tmkit_tx_strstr(const char *h, const char *nd)
+{
+    size_t m = tmkit_tx_strlen(nd);
+    if (!m)
+        return (char *)h;
+    tmkit__rd rh = TMKIT_RD;
+    for (const char *p = h; tmkit__at(&rh, p); p++)
+        if (tmkit__cmp(p, nd, m, 0) == 0)
+            return (char *)p;
+    return NULL;
+}
+
+TMKIT_PURE size_t tmkit__span(const char *s, const char *set, int in)
+{
+    tmkit__rd r = TMKIT_RD;
+    size_t n = 0;
+    for (;; n++) {
+        unsigned char x = tmkit__at(&r, s + n);
+        if (!x || (tmkit_tx_strchr(set, x) != NULL) != in)
+            return n;
+    }
+}
+
+TMKIT_WRAPPER size_t tmkit_tx_strspn(const char *, const char *) TMKIT_WRAP(strspn);
+TMKIT_WRAPPER size_t tmkit_tx_strspn(const char *s, const char *set) { return tmkit__span(s, set, 1); }
+TMKIT_WRAPPER size_t tmkit_tx_strcspn(const char *, const char *) TMKIT_WRAP(strcspn);
+TMKIT_WRAPPER size_t tmkit_tx_strcspn(const char *s, const char *set) { return tmkit__span(s, set, 0); }
+
+/* Copies src (at most max bytes, stopping after the NUL if nul) to dst; returns the bytes
+ * copied (the NUL included if it was). */
+TMKIT_PURE size_t tmkit__copy(char *dst, const char *src, size_t max, int nul)
+{
+    tmkit__rd r = TMKIT_RD;
+    tmkit__wr w;
+    w.dst = dst;
+    w.n = 0;
+    size_t i = 0;
+    for (; i < max; i++) {
+        char c = (char)tmkit__at(&r, src + i);
+        if (!c && !nul)
+            break;
+        tmkit__put(&w, c);
+        if (!c) {
+            i++;
+            break;
+        }
+    }
+    tmkit__flush(&w);
+    return i;
+}
+
+TMKIT_WRAPPER char *tmkit_tx_strcpy(char *, const char *) TMKIT_WRAP(strcpy);
+TMKIT_WRAPPER char *tmkit_tx_strcpy(char *d, const char *s) { tmkit__copy(d, s, SIZE_MAX, 1); return d; }
+TMKIT_WRAPPER char *tmkit_tx_stpcpy(char *, const char *) TMKIT_WRAP(stpcpy);
+TMKIT_WRAPPER char *tmkit_tx_stpcpy(char *d, const char *s) { return d + tmkit__copy(d, s, SIZE_MAX, 1) - 1; }
+
+TMKIT_WRAPPER char *tmkit_tx_strncpy(char *, const char *, size_t) TMKIT_WRAP(strncpy);
+TMKIT_WRAPPER char *tmkit_tx_strncpy(char *d, const char *s, size_t n)
+{
+    size_t k = tmkit__copy(d, s, n, 0);
+    tmkit__wr w;
+    w.dst = d + k;
+    w.n = 0;
+    for (; k < n; k++) /* strncpy pads with NULs to n */
+        tmkit__put(&w, 0);
+    tmkit__flush(&w);
+    return d;
+}
+
+TMKIT_WRAPPER char *tmkit_tx_strcat(char *, const char *) TMKIT_WRAP(strcat);
+TMKIT_WRAPPER char *tmkit_tx_strcat(char *d, const char *s)
+{
+    tmkit__copy(d + tmkit_tx_strlen(d), s, SIZE_MAX, 1);
+    return d;
+}
+
+TMKIT_WRAPPER char *tmkit_tx_strncat(char *, const char *, size_t) TMKIT_WRAP(strncat);
+TMKIT_WRAPPER char *tmkit_tx_strncat(char *d, const char *s, size_t n)
+{
+    char *end = d + tmkit_tx_strlen(d);
+    size_t k = tmkit__copy(end, s, n, 0);
+    tmkit__write_block(end + k, "", 1);
+    return d;
+}
+
+TMKIT_WRAPPER char *tmkit_tx_strndup(const char *, size_t) TMKIT_WRAP(strndup);
+TMKIT_WRAPPER char *tmkit_tx_strndup(const char *s, size_t n)
+{
+    size_t len = tmkit_tx_strnlen(s, n);
+    char *d = (char *)_ITM_malloc(len + 1); /* freed if the transaction aborts */
+    if (d) {
+        tmkit__copy(d, s, len, 0);
+        tmkit__write_block(d + len, "", 1);
+    }
+    return d;
+}
+
+TMKIT_WRAPPER char *tmkit_tx_strdup(const char *) TMKIT_WRAP(strdup);
+TMKIT_WRAPPER char *tmkit_tx_strdup(const char *s) { return tmkit_tx_strndup(s, SIZE_MAX); }
+
+#include "libc_fmt.h" /* numbers, snprintf, qsort/bsearch, ctype */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,136 @@
+/* The transaction-safe libc (include/tmkit/libc.h): string and memory functions called inside
+ * __transaction_atomic (they would not compile there without the header) give glibc's result
+ * on the same inputs, for every length 0..70 at every alignment 0..15, and for strings that end
+ * at the last byte before an unmapped page (a wrapper that read past the end would fault).
+ * Writers (strcpy & co.) leave exactly glibc's bytes; a cancelled transaction leaves none. The
+ * transactions can cancel, so they run instrumented (through the wrappers) under every
+ * algorithm, and none of them goes irrevocable. */
+#include "harness.h"
+#include <sys/mman.h>
+#include <tmkit.h>
+
+static char *page;     /* two pages: [page, page + 4096) readable, the next one not */
+static char ref[512], got[512];
+int never_cancel; /* never set: GCC must assume it may be, so the transactions can cancel */
+
+static int irrevocable(void)
+{
+    return _ITM_inTransaction() == 2 /* inIrrevocableTransaction */;
+}
+
+static int sgn(long x) { return (x > 0) - (x < 0); }
+
+/* Lays out a at page + off (length la, NUL-terminated) and b elsewhere. */
+static void check_pair(const char *a, const char *b, const char *set)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    long r_len = -1, r_nlen = -1, r_cmp = 9, r_ncmp = 9, r_case = 9, r_mcmp = 9, r_spn = -1, r_cspn = -1;
+    const char *r_chr = NULL, *r_rchr = NULL, *r_str = NULL, *r_mchr = NULL;
+    int irr = 0;
+    __transaction_atomic {
+        r_len = (long)strlen(a);
+        r_nlen = (long)strnlen(a, 5);
+        r_cmp = strcmp(a, b);
+        r_ncmp = strncmp(a, b, 3);
+        r_case = strcasecmp(a, b);
+        r_mcmp = memcmp(a, b, la < lb ? la : lb);
+        r_spn = (long)strspn(a, set);
+        r_cspn = (long)strcspn(a, set);
+        r_chr = strchr(a, 'q');
+        r_rchr = strrchr(a, 'q');
+        r_str = strstr(a, b);
+        r_mchr = memchr(a, 'q', la);
+        irr = irrevocable();
+        if (never_cancel)
+            __transaction_cancel;
+    }
+    CHECK(!irr);
+    CHECK_EQ(r_len, (long)strlen(a));
+    CHECK_EQ(r_nlen, (long)strnlen(a, 5));
+    CHECK_EQ(sgn(r_cmp), sgn(strcmp(a, b)));
+    CHECK_EQ(sgn(r_ncmp), sgn(strncmp(a, b, 3)));
+    CHECK_EQ(sgn(r_case), sgn(strcasecmp(a, b)));
+    CHECK_EQ(sgn(r_mcmp), sgn(memcmp(a, b, la < lb ? la : lb)));
+    CHECK_EQ(r_spn, (long)strspn(a, set));
+    CHECK_EQ(r_cspn, (long)strcspn(a, set));
+    CHECK(r_chr == strchr(a, 'q'));
+    CHECK(r_rchr == strrchr(a, 'q'));
+    CHECK(r_str == strstr(a, b));
+    CHECK(r_mchr == memchr(a, 'q', la));
+}
+
+static void make(char *dst, size_t len, unsigned seed)
+{
+    for (size_t i = 0; i < len; i++)
+        dst[i] = "abqQxyzq ,;9"[(i * 7 + seed) % 12];
+    dst[len] = 0;
+}
+
+static void check_writers(const char *src, size_t n)
+{
+    /* strcpy, stpcpy, strncpy (padding), strcat, strncat: same bytes as glibc, end pointer */
+    char *end = NULL;
+    memset(got, '#', sizeof got);
+    memset(ref, '#', sizeof ref);
+    __transaction_atomic {
+        strcpy(got, src);
+        end = stpcpy(got + 100, src);
+        strncpy(got + 200, src, n);
+        strcat(got, "++");
+        strncat(got + 100, src, n / 2);
+        if (never_cancel)
+            __transaction_cancel;
+    }
+    strcpy(ref, src);
+    char *rend = stpcpy(ref + 100, src);
+    strncpy(ref + 200, src, n);
+    strcat(ref, "++");
+    strncat(ref + 100, src, n / 2);
+    CHECK(memcmp(got, ref, sizeof ref) == 0);
+    CHECK_EQ(end - got, rend - ref);
+    /* strdup, strndup: transactional allocations with the bytes */
+    char *d1 = NULL, *d2 = NULL;
+    __transaction_atomic {
+        d1 = strdup(src);
+        d2 = strndup(src, n / 3);
+        if (never_cancel)
+            __transaction_cancel;
+    }
+    CHECK(strcmp(d1, src) == 0);
+    CHECK(strlen(d2) == (strlen(src) < n / 3 ? strlen(src) : n / 3) && strncmp(d2, src, strlen(d2)) == 0);
+    free(d1);
+    free(d2);
+    /* a cancelled copy leaves nothing behind */
+    memcpy(ref, got, sizeof got);
+    __transaction_atomic {
+        strcpy(got + 3, "cancelled!");
+        strcat(got, src);
+        __transaction_cancel;
+    }
+    tmkit_compiler_barrier();
+    CHECK(memcmp(got, ref, sizeof got) == 0);
+}
+
+int main(void)
+{
+    th_check_runtime();
+    page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(page != MAP_FAILED);
+    CHECK(mprotect(page + 4096, 4096, PROT_NONE) == 0);
+    static char bbuf[128];
+    for (size_t len = 0; len <= 70; len++)
+        for (size_t off = 0; off < 16; off++) {
+            char *a = page + 1024 + off;
+            make(a, len, (unsigned)off);
+            make(bbuf, (len * 3) % 9, (unsigned)len);
+            check_pair(a, bbuf, "abq");
+            check_pair(bbuf, a, " ,;");
+            /* the same string ending at the page's last byte */
+            char *e = page + 4096 - len - 1;
+            make(e, len, (unsigned)off);
+            check_pair(e, bbuf, "xyz");
+            check_writers(e, len);
+        }
+    puts("ok");
+    return 0;
+}
