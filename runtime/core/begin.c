@@ -256,6 +256,7 @@ uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb)
     cp->wset_undo_mark = tx->wset.undo_n;
     cp->wset_nest_mark = tx->wset.nest_mark;
     cp->actions_mark = tx->n_actions;
+    cp->counters_mark = tx->ext.npend;
     cp->catch_count = tx->catch_count;
     cp->disp_before = tx->disp;
     cp->flags_before = tx->flags;

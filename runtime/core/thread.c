@@ -52,6 +52,9 @@ static void tm_tx_scrub(tm_tx *tx)
     tm_logs_free(&tx->undo, &tx->rset, &tx->wset);
     tm_logs_free(&tx->locals, NULL, NULL);
     free(tx->actions);
+    free(tx->ext.pend); /* the counters' pending list (the slots stay: ext/counter.c) */
+    tx->ext.pend = NULL;
+    tx->ext.npend = tx->ext.cap_pend = 0;
     free(tx->cps);
     free(tx->algo_state);
     tx->algo_state = NULL;

@@ -90,6 +90,7 @@ typedef struct tm_checkpoint {
     uint32_t nesting; /* tx->nesting before this transaction began */
     size_t undo_mark, locals_mark, wset_len, wset_undo_mark, wset_nest_mark;
     size_t actions_mark;
+    size_t counters_mark; /* ext.npend at its start (ext/counter.c) */
     uint32_t catch_count;
     const tm_dispatch *disp_before;
     uint32_t flags_before;
@@ -101,7 +102,8 @@ enum tm_action_kind {
     TM_ACT_UNDO_USER,       /* _ITM_addUserUndoAction */
     TM_ACT_FREE_ON_COMMIT,  /* deferred free / delete */
     TM_ACT_FREE_ON_ABORT,   /* allocation made by the transaction */
-    TM_ACT_COUNTER,         /* tm_counter_add: arg the counter, aux the addition (ext/counter.c) */
+    TM_ACT_COUNTER,         /* the transaction's tm_counter_add additions, applied at commit
+                               (ext/counter.c; one such action, the additions in ext.pend) */
 };
 
 typedef struct tm_action {
@@ -146,6 +148,9 @@ typedef struct tm_ext_state {
      * sequence lock so a reader sees each transaction's additions all or none. */
     _Alignas(64) _Atomic uint32_t cseq;
     struct tm_counter_dir *_Atomic counters;
+    /* Owner only: the running transaction's additions, one entry per counter (merged). */
+    struct tm_counter_pend *pend;
+    size_t npend, cap_pend;
 } tm_ext_state;
 
 struct tm_tx {

@@ -81,8 +81,17 @@ static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed);
 
 static inline void tm_actions_run(tm_tx *tx, size_t from, bool committed)
 {
-    if (tx->n_actions != from)
+    if (tx->n_actions != from) {
+        /* Only the counters' action (the common case of a transaction that counts): apply the
+         * additions without detaching a list. */
+        if (tx->n_actions == from + 1 && tx->actions[from].kind == TM_ACT_COUNTER) {
+            tx->n_actions = from;
+            if (committed)
+                tm_counters_apply(tx);
+            return;
+        }
         tm_actions_run_list(tx, from, committed);
+    }
 }
 
 static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed)
@@ -97,7 +106,7 @@ static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed)
         /* Counter additions first, all under one hold of the counters' sequence lock. */
         for (size_t i = 0; i < count; i++)
             if (run[i].kind == TM_ACT_COUNTER) {
-                tm_counters_apply(tx, run, count);
+                tm_counters_apply(tx);
                 break;
             }
         for (size_t i = 0; i < count; i++)
@@ -154,6 +163,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
         uint32_t keep = tx->flags & TM_F_SERIAL;
         tm_reset(tx);
         tx->flags = (tx->flags & ~TM_F_SERIAL) | keep;
+        tx->ext.npend = 0; /* the attempt's counter additions */
         tm_actions_run(tx, 0, false);
     } else {
         tm_wset_truncate(&tx->wset, cp->wset_len, cp->wset_undo_mark);
@@ -161,6 +171,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
         tm_set_disp(tx, cp->disp_before);
         tx->nesting = cp->nesting;
         tx->n_cps = k;
+        tx->ext.npend = cp->counters_mark; /* the nested transaction's counter additions */
         tm_actions_run(tx, cp->actions_mark, false);
     }
 }

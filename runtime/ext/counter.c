@@ -1,11 +1,14 @@
 /* tm_counter_t: deferred commutative counters (include/tmkit/counter.h).
  *
- * A transaction's tm_counter_add is not a write: it is recorded in the transaction's action
- * list (kind TM_ACT_COUNTER) and applied when the transaction commits, outside its read and
- * write sets, so transactions that only add to the same counter never conflict, and a large
- * transaction does not inherit a hot counter's contention (memcached's statistics counters made
- * its big cache transactions abort: "performance does not compose"). An attempt that rolls back
- * drops its additions with its actions; a cancelled nested transaction drops its own.
+ * A transaction's tm_counter_add is not a write: it is recorded in the descriptor's pending
+ * list (ext.pend: one entry per counter, additions merged) and applied when the transaction
+ * commits, outside its read and write sets, so transactions that only add to the same counter
+ * never conflict, and a large transaction does not inherit a hot counter's contention
+ * (memcached's statistics counters made its big cache transactions abort: "performance does
+ * not compose"). The first addition of a transaction registers one commit action
+ * (TM_ACT_COUNTER) that applies the list, so commits without counters pay nothing. An attempt
+ * that rolls back drops its additions (the list is cut back with the action list); a cancelled
+ * nested transaction drops its own (checkpoints remember the list's length).
  *
  * Values are kept per descriptor (per thread), like per-CPU counters: each descriptor has a
  * directory of pages of 64-bit slots indexed by the counter's id (assigned at first use), and
@@ -100,25 +103,47 @@ static void tm_counter_bump(tm_tx *tx, tm_counter_pub *c, int64_t delta)
                           memory_order_relaxed);
 }
 
-void tm_counters_apply(tm_tx *tx, const tm_action *acts, size_t n)
+typedef struct tm_counter_pend {
+    tm_counter_pub *c;
+    int64_t delta;
+} tm_counter_pend;
+
+void tm_counters_apply(tm_tx *tx)
 {
+    tm_ext_state *e = &tx->ext;
     tm_cseq_open(tx);
-    for (size_t i = 0; i < n; i++)
-        if (acts[i].kind == TM_ACT_COUNTER)
-            tm_counter_bump(tx, acts[i].arg, (int64_t)acts[i].aux);
+    for (size_t i = 0; i < e->npend; i++)
+        tm_counter_bump(tx, e->pend[i].c, e->pend[i].delta);
     tm_cseq_close(tx);
+    e->npend = 0;
 }
 
 TM_EXPORT void tmkit_counter_add(void *counter, long delta)
 {
     tm_tx *tx = tm_self();
+    tm_ext_state *e = &tx->ext;
     if (tx->nesting == 0) {
         tm_cseq_open(tx);
         tm_counter_bump(tx, counter, delta);
         tm_cseq_close(tx);
         return;
     }
-    tm_action_add(tx, TM_ACT_COUNTER, NULL, counter, (uintptr_t)delta);
+    /* The pending list belongs to this transaction: merge into its entry for the counter. A
+     * nested transaction's additions to a counter the parent added to first get an entry of
+     * their own (after the checkpoint's mark), so cancelling it drops only them. */
+    size_t mark = tx->n_cps > 1 ? tx->cps[tx->n_cps - 1].counters_mark : 0;
+    for (size_t i = e->npend; i-- > mark;)
+        if (e->pend[i].c == counter) {
+            e->pend[i].delta += delta;
+            return;
+        }
+    if (e->npend == 0) /* the first of this transaction: the action that applies the list */
+        tm_action_add(tx, TM_ACT_COUNTER, NULL, NULL, 0);
+    if (TM_UNLIKELY(e->npend == e->cap_pend)) {
+        e->cap_pend = e->cap_pend ? 2 * e->cap_pend : 16;
+        e->pend = tm_xrealloc(e->pend, e->cap_pend * sizeof *e->pend, "counter additions");
+    }
+    e->pend[e->npend++] = (tm_counter_pend){counter, delta};
 }
 
 /* Reads n counters of one descriptor consistently (sequence lock), adding them to out. */
@@ -166,10 +191,10 @@ TM_EXPORT void tmkit_counter_snapshot(void *const *counters, long *values, int n
     /* The calling transaction's own additions, not applied yet. */
     tm_tx *tx = tm_cur;
     if (tx && tx->nesting)
-        for (size_t k = 0; k < tx->n_actions; k++)
+        for (size_t k = 0; k < tx->ext.npend; k++)
             for (int i = 0; i < n; i++)
-                if (tx->actions[k].kind == TM_ACT_COUNTER && tx->actions[k].arg == counters[i])
-                    sum[i] += (int64_t)tx->actions[k].aux;
+                if (tx->ext.pend[k].c == counters[i])
+                    sum[i] += tx->ext.pend[k].delta;
     for (int i = 0; i < n; i++)
         values[i] = (long)sum[i];
 }

@@ -62,9 +62,9 @@ static inline void tm_watch_add(uint64_t *w, uintptr_t orec_index)
     w[h >> 6] |= 1ull << (h & 63);
 }
 
-/* counter.c: a transaction's counter additions at its commit (the action runner calls it
- * once per commit that has any, with the descriptor's actions list). */
-TM_HIDDEN void tm_counters_apply(tm_tx *tx, const tm_action *acts, size_t n);
+/* counter.c: a transaction's counter additions (ext.pend) at its commit (the action runner
+ * calls it for the transaction's one TM_ACT_COUNTER action). */
+TM_HIDDEN void tm_counters_apply(tm_tx *tx);
 TM_HIDDEN void tm_counters_fork_child(void);
 
 #endif

@@ -96,8 +96,10 @@ def median_of(runs, mode, n, label):
 
 def write_summary(path, runs, pts, meta, date, cmd, repeats):
     L = ["# tmkit benchmarks: waits", "",
-         f"- date: {date:%Y-%m-%d %H:%M}", f"- command: `{cmd}`", f"- machine: {meta['machine']}; "
-         f"load average {meta['load_start']} at start, {meta['load_end']} at end",
+         f"- date: {date:%Y-%m-%d %H:%M}", f"- command: `{cmd}`",
+         f"- machine: {meta['machine']['nproc']} CPUs, {meta['machine']['cpu']}, Linux "
+         f"{meta['machine']['kernel']}; load average {meta['load_start']} at start, "
+         f"{meta['load_end']} at end",
          f"- tmkit revision: {meta['revision']}",
          f"- method: {repeats} repeats, configurations interleaved (order rotated each repeat); "
          "medians; ratios to `condvar` (pthread mutex + condition variables) of the same point", "",
