@@ -55,27 +55,22 @@ TM_SAFE static item *find(long key)
 
 TM_SAFE static void count(int hit, long bytes)
 {
-    if (counters_kind == 1) {
-        get_cmds.v++;
-        if (hit)
-            get_hits.v++;
-        else
-            get_misses.v++;
-        bytes_read.v += bytes;
-    } else if (counters_kind == 2) {
 #ifndef BENCH_MUTEX
+    if (counters_kind == 2) {
         tm_counter_add(&c_cmds, 1);
         tm_counter_add(hit ? &c_hits : &c_misses, 1);
         tm_counter_add(&c_bytes, bytes);
-#else
-        get_cmds.v++;
-        if (hit)
-            get_hits.v++;
-        else
-            get_misses.v++;
-        bytes_read.v += bytes;
-#endif
+        return;
     }
+#endif
+    if (counters_kind == 0)
+        return;
+    get_cmds.v++; /* plain (and tm_counter_t's stand-in in the mutex build) */
+    if (hit)
+        get_hits.v++;
+    else
+        get_misses.v++;
+    bytes_read.v += bytes;
 }
 
 static int bench_setup(int threads)
