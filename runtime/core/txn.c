@@ -176,32 +176,54 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
     }
 }
 
+/* What running the outermost transaction again needs from before its rollback: the undo
+ * actions run by the rollback may run transactions of their own in the descriptor. */
+typedef struct tm_outer_saved {
+    tm_jmpbuf jb;
+    uint32_t prop, retries;
+    _ITM_transactionId_t id;
+} tm_outer_saved;
+
+static tm_outer_saved tm_rollback_outer(tm_tx *tx, tm_abort_reason why)
+{
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_stats_abort(tx, why);
+    tm_outer_saved s = {tx->jb0, tx->prop, tx->retries, tx->id};
+    tm_rollback_to(tx, 0);
+    return s;
+}
+
+static void tm_reestablish(tm_tx *tx, const tm_outer_saved *s, uint32_t retries)
+{
+    tx->n_cps = 1;
+    tx->jb0 = s->jb;
+    tx->prop = s->prop;
+    tx->retries = retries;
+    tx->id = s->id;
+    tx->nesting = 1;
+    tx->irrevocable_cps = 0;
+}
+
+static __attribute__((noreturn)) void tm_start_again(tm_tx *tx)
+{
+    tm_eh_begin(tx);
+    uint32_t bits = tm_attempt_start(tx);
+    tm_longjmp(&tx->jb0, bits | a_restoreLiveVariables);
+}
+
 void tm_restart(tm_tx *tx, tm_abort_reason why)
 {
     if (tx->flags & TM_F_IRREVOCABLE)
         tm_fatal("internal error: restart requested for an irrevocable transaction");
-    if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_abort(tx, why);
-    tm_jmpbuf jb = tx->jb0;
-    uint32_t prop = tx->prop, retries = tx->retries + 1;
-    _ITM_transactionId_t id = tx->id;
-    tm_rollback_to(tx, 0);
-    /* Handlers may have run transactions of their own: re-establish ours. */
-    tx->n_cps = 1;
-    tx->jb0 = jb;
-    tx->prop = prop;
-    tx->retries = retries;
-    tx->id = id;
-    tx->nesting = 1;
-    tx->irrevocable_cps = 0;
+    tm_outer_saved s = tm_rollback_outer(tx, why);
+    uint32_t retries = s.retries + 1;
+    tm_reestablish(tx, &s, retries);
     /* Still holding the serial lock (an upgrade whose validation failed): rerun serially. */
     if (why == TM_ABORT_SERIAL || retries >= tm_config.max_retries || (tx->flags & TM_F_SERIAL))
         tx->flags |= TM_F_FORCE_SERIAL;
     else if (!(tx->flags & TM_F_SERIAL))
         tm_backoff(tx);
-    tm_eh_begin(tx);
-    uint32_t bits = tm_attempt_start(tx);
-    tm_longjmp(&tx->jb0, bits | a_restoreLiveVariables);
+    tm_start_again(tx);
 }
 
 /* A wait's restart (ext/wait.c): roll the whole transaction back, release what it holds (the
@@ -210,25 +232,12 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
  * fallback). */
 void tm_restart_waiting(tm_tx *tx, void (*sleep)(tm_tx *))
 {
-    if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_abort(tx, TM_ABORT_RETRY);
-    tm_jmpbuf jb = tx->jb0;
-    uint32_t prop = tx->prop;
-    _ITM_transactionId_t id = tx->id;
-    tm_rollback_to(tx, 0);
+    tm_outer_saved s = tm_rollback_outer(tx, TM_ABORT_RETRY);
     if (tx->flags & TM_F_SERIAL)
         tm_serial_release(tx);
     sleep(tx);
-    tx->n_cps = 1;
-    tx->jb0 = jb;
-    tx->prop = prop;
-    tx->retries = 0;
-    tx->id = id;
-    tx->nesting = 1;
-    tx->irrevocable_cps = 0;
-    tm_eh_begin(tx);
-    uint32_t bits = tm_attempt_start(tx);
-    tm_longjmp(&tx->jb0, bits | a_restoreLiveVariables);
+    tm_reestablish(tx, &s, 0);
+    tm_start_again(tx);
 }
 
 void tm_cancel(tm_tx *tx, uint32_t reason)

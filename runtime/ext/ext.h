@@ -9,6 +9,7 @@
 #define TMKIT_EXT_H
 
 #include "../core/tx.h"
+#include "../algo/orec.h"
 
 /* tm_serial_rwait's bits: a serial-lock reader sleeps (core/serial.c); some thread sleeps in a
  * wait; writers must fence before they test for waiters (no membarrier: set once at start).
@@ -60,6 +61,19 @@ static inline void tm_watch_add(uint64_t *w, uintptr_t orec_index)
 {
     uint64_t h = (uint64_t)orec_index * 0x9E3779B97F4A7C15ull >> 56; /* 0..255 */
     w[h >> 6] |= 1ull << (h & 63);
+}
+
+/* The bits of every 8-byte word of [a, a + len) (a waiter's read, a writer's write). */
+static inline void tm_watch_range(uint64_t *w, uintptr_t a, size_t len)
+{
+    for (uintptr_t word = a & ~(uintptr_t)7, n = 0; word < a + len; word += 8, n++) {
+        if (n == 4 * 64) { /* a huge range: its words cover every bit anyway */
+            for (int k = 0; k < TM_WATCH_WORDS; k++)
+                w[k] = ~0ull;
+            return;
+        }
+        tm_watch_add(w, (uintptr_t)(tm_orec_of(word) - tm_orecs));
+    }
 }
 
 /* counter.c: a transaction's counter additions (ext.pend) at its commit (the action runner

@@ -50,7 +50,7 @@ static uint32_t tm_wait_count;
 /* Threads asleep in any wait (tm_retry or tm_cond_wait): read by the serial lock (ext.h). */
 _Atomic uint32_t tm_wait_sleepers;
 
-uint64_t tm_wait_now_ns(void)
+static uint64_t tm_wait_now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -66,11 +66,8 @@ static void tm_wait_watch(tm_tx *tx)
     bool all = false;
     switch (tx->mode) {
     case TM_MODE_NOREC: /* values: the orecs of the words read */
-        for (size_t i = 0; i < tx->rset.n; i++) {
-            uintptr_t a = tx->rset.e[i].addr, end = a + tx->rset.e[i].len;
-            for (uintptr_t word = a & ~(uintptr_t)7; word < end; word += 8)
-                tm_watch_add(w, (uintptr_t)(tm_orec_of(word) - tm_orecs));
-        }
+        for (size_t i = 0; i < tx->rset.n; i++)
+            tm_watch_range(w, tx->rset.e[i].addr, tx->rset.e[i].len);
         break;
     case TM_MODE_OREC_LAZY:
     case TM_MODE_OREC_EAGER: /* the read set holds the orecs themselves */
@@ -251,5 +248,3 @@ TM_EXPORT void tmkit_cond_wait_request(uint32_t *seq, uint64_t deadline_ns)
     tx->ext.cond_val = v;
     tx->ext.deadline = deadline_ns;
 }
-
-TM_EXPORT uint64_t tmkit_now_ns(void) { return tm_wait_now_ns(); }

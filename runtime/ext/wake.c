@@ -20,18 +20,6 @@
 
 TM_HIDDEN void tm_undo_ranges(const tm_undo *u, void (*fn)(void *, uintptr_t, size_t), void *ctx);
 
-static void tm_watch_range(uint64_t *w, uintptr_t a, size_t len)
-{
-    for (uintptr_t word = a & ~(uintptr_t)7, n = 0; word < a + len; word += 8, n++) {
-        if (n == 4 * 64) { /* a huge range: its words cover every bit anyway */
-            for (int k = 0; k < TM_WATCH_WORDS; k++)
-                w[k] = ~0ull;
-            return;
-        }
-        tm_watch_add(w, (uintptr_t)(tm_orec_of(word) - tm_orecs));
-    }
-}
-
 static void tm_watch_range_cb(void *w, uintptr_t a, size_t len) { tm_watch_range(w, a, len); }
 
 /* What the commit wrote; false if unknown (then every waiter matches). */
