@@ -17,6 +17,10 @@ command -v siege  >/dev/null 2>&1 || need="$need siege"
 ls -d /usr/lib/llvm-*/lib/clang/*/include >/dev/null 2>&1 || need="$need libclang-common-14-dev"  # advise: clang headers
 [ -e "$(gcc -print-file-name=libitm.so.1 2>/dev/null)" ] || need="$need libitm1"
 [ -e "$(gcc -print-file-name=libitm.so 2>/dev/null)" ] || need="$need libgcc-12-dev"
+command -v memcached >/dev/null 2>&1 || need="$need memcached"            # kvcache: the reference server
+command -v memcslap >/dev/null 2>&1 || need="$need libmemcached-tools"   # kvcache: load and memccapable
+command -v lua5.4 >/dev/null 2>&1 || need="$need lua5.4"                 # channels: the stock interpreter
+[ -e /usr/include/lua5.4/lua.h ] || need="$need liblua5.4-dev"          # channels: the C module's API
 if [ -n "$need" ]; then
     echo "deps: installing:$need" >&2
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

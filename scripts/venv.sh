@@ -7,8 +7,8 @@ set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV=$ROOT/.venv
 PY=${PYTHON:-python3}
-PINS="matplotlib==3.9.2 libclang==18.1.1 jsonschema==4.23.0"
-CHECK="import matplotlib, clang.cindex, jsonschema"
+PINS="matplotlib==3.9.2 libclang==18.1.1 jsonschema==4.23.0 pymemcache==4.0.0"
+CHECK="import matplotlib, clang.cindex, jsonschema, pymemcache"
 
 if [ ! -x "$VENV/bin/python" ]; then
     echo "venv: creating $VENV" >&2
