@@ -1,7 +1,8 @@
 /* tmkit.h — extras for programs built with gcc -fgnu-tm and run on tmkit (or any libitm).
  *
  * Blocking waits (tm_retry, tm_cond_t): tmkit/wait.h. Deferred counters (tm_counter_t):
- * tmkit/counter.h. Both are included here, and fall back to slower portable forms on GCC's
+ * tmkit/counter.h. Lock groups for sections that must stay irrevocable (tm_group_t, LockSTM):
+ * tmkit/group.h. All are included here, and fall back to slower portable forms on GCC's
  * libitm. A transaction-safe libc (strlen, strcmp, snprintf, strtol, qsort ... inside
  * transactions without going irrevocable): tmkit/libc.h, included here for C. Below: commit and
  * abort handlers.
@@ -54,6 +55,7 @@
 #include "tmkit/compat.h"  /* parses with clang too (tmkit advise) */
 #include "tmkit/counter.h" /* tm_counter_t: deferred commutative counters */
 #include "tmkit/wait.h"    /* tm_retry, tm_cond_t: blocking waits inside transactions */
+#include "tmkit/group.h"   /* tm_group_t: lock groups for sections that cannot be rolled back */
 #ifndef __cplusplus
 /* strlen, snprintf, strtol, qsort ... inside transactions (C only: in C++ <cstring> overloads
  * strchr & co., which transaction_wrap cannot name). TMKIT_NO_LIBC leaves them out. */

@@ -7,22 +7,25 @@
  *   plain   shared variables written inside the transaction (the transactified original);
  *   tm      tm_counter_t (include/tmkit/counter.h): added at commit, outside the read and
  *           write sets (in the mutex build: plain, under the lock).
- * Items: --items keys in --buckets chains, each with a value of 4 words; an operation looks up a
- * uniform key in [0, 2 x items) (half miss), and --update-pct percent of the hits rewrite the
- * item's value and bump its version (a set of the same size).
- * Invariant: every item's 4 value words equal its version; with counters, get_cmds equals the
- * operations done, hits + misses = get_cmds, bytes_read = 32 x hits. */
+ * Items: --items keys in --buckets chains, each with a value of --value-words words; an operation
+ * looks up a uniform key in [0, 2 x items) (half miss); a hit reads the whole value (the copy
+ * into the reply that makes memcached's get transaction large: 64 words = 512 bytes, a typical
+ * item), and --update-pct percent of the hits rewrite the value and bump its version instead (a
+ * set of the same size, or memcached's LRU relink, which it does at most once a minute an item).
+ * Invariant: every item's value words equal its version; with counters, get_cmds equals the
+ * operations done, hits + misses = get_cmds, bytes_read = 8 x value-words x hits. */
 #include "bench.h"
 #ifndef BENCH_MUTEX
 #include <tmkit.h>
 #endif
 
-static long n_items = 16384, n_buckets = 4096, update_pct = 2, counters_kind = 0;
+static long n_items = 16384, n_buckets = 4096, update_pct = 2, counters_kind = 0, n_words = 4;
 static const char *const counter_kinds[] = {"none", "plain", "tm", NULL};
 
 static const bench_option options[] = {
     {"items", BENCH_LONG, &n_items, 1, 1 << 24, NULL, "items in the table"},
     {"buckets", BENCH_LONG, &n_buckets, 1, 1 << 24, NULL, "hash chains"},
+    {"value-words", BENCH_LONG, &n_words, 1, 4096, NULL, "words (8 bytes) in each value"},
     {"update-pct", BENCH_LONG, &update_pct, 0, 100, NULL, "percent of hits that rewrite the item"},
     {"counters", BENCH_CHOICE, &counters_kind, 0, 0, counter_kinds, "the statistics counters"},
     {NULL, 0, NULL, 0, 0, NULL, NULL},
@@ -32,7 +35,7 @@ typedef struct item {
     long key;
     struct item *next;
     long version;
-    long value[4];
+    long value[]; /* n_words */
 } item;
 
 static item **buckets;
@@ -77,7 +80,7 @@ static int bench_setup(int threads)
 {
     buckets = bench_xalloc((size_t)n_buckets * sizeof *buckets);
     for (long k = 0; k < n_items; k++) {
-        item *it = bench_xalloc(sizeof *it);
+        item *it = bench_xalloc(sizeof *it + (size_t)n_words * sizeof it->value[0]);
         it->key = k;
         it->next = buckets[bucket_of(k)];
         buckets[bucket_of(k)] = it;
@@ -101,15 +104,15 @@ static inline void bench_op(bench_thread *t)
     if (it) {
         if (update) {
             long v = it->version + 1;
-            for (int i = 0; i < 4; i++)
+            for (long i = 0; i < n_words; i++)
                 it->value[i] = v;
             it->version = v;
         } else {
-            for (int i = 0; i < 4; i++)
+            for (long i = 0; i < n_words; i++)
                 sum += it->value[i];
         }
     }
-    count(hit, hit ? 32 : 0);
+    count(hit, hit ? 8 * n_words : 0);
     TXN_END
     t->count[0] += hit;
     t->count[1] += hit && update;
@@ -127,7 +130,7 @@ static int bench_check(bench_thread *ts, int n)
     }
     for (long b = 0; b < n_buckets; b++)
         for (const item *it = buckets[b]; it; it = it->next)
-            for (int i = 0; i < 4; i++)
+            for (long i = 0; i < n_words; i++)
                 if (it->value[i] != it->version)
                     return 0;
     if (counters_kind == 0)
@@ -142,7 +145,7 @@ static int bench_check(bench_thread *ts, int n)
     }
 #endif
     total_cmds = cmds;
-    return cmds == ops && h == hits && h + m == cmds && bytes == 32 * h;
+    return cmds == ops && h == hits && h + m == cmds && bytes == 8 * n_words * h;
 }
 
 static void bench_report(FILE *out)

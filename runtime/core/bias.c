@@ -42,6 +42,11 @@ static bool tm_membarrier(void)
 
 /* A full barrier on every thread of the process, for other asymmetric handshakes (ext/wait.c);
  * false without membarrier, whose users then fence on both sides. */
+bool tm_barrier_asymmetric(void)
+{
+    return tm_bias_asymmetric;
+}
+
 bool tm_barrier_all(void)
 {
     return tm_bias_asymmetric && tm_membarrier();

@@ -82,8 +82,10 @@ static void tm_tx_release(void *arg)
             tm_reader_exit(tx);
         else if (tx->flags & TM_F_BIASED)
             tm_bias_exit(tx);
+        tm_counters_apply(tx); /* its counter additions stay too: the lock opened for them closes */
         tx->nesting = 0;
     }
+    tm_groups_thread_exit(tx);
     tm_stats_whole_flush(tx); /* its batch's count to its site, for the live view */
     tm_tx_scrub(tx);
     tm_cur_set(NULL);
@@ -185,6 +187,7 @@ static void tm_fork_child(void)
     tm_stats_fork_child();
     tm_wait_fork_child();
     tm_counters_fork_child();
+    tm_groups_fork_child(tm_cur);
 }
 
 __attribute__((constructor)) static void tm_thread_init(void)

@@ -126,6 +126,7 @@ enum tm_tx_flags {
 /* What the next cancel of the running attempt does instead of cancelling (ext/wait.c). */
 enum tm_wait_req { TM_WAIT_NONE, TM_WAIT_RETRY, TM_WAIT_COND };
 
+#define TM_GROUPS_HELD 8 /* lock groups a thread may hold at once (ext/group.c) */
 #define TM_WATCH_WORDS 4 /* a 256-bit filter of orec indices (ext/wake.c) */
 
 typedef struct tm_ext_state {
@@ -151,6 +152,15 @@ typedef struct tm_ext_state {
     /* Owner only: the running transaction's additions, one entry per counter (merged). */
     struct tm_counter_pend *pend;
     size_t npend, cap_pend;
+    /* Lock groups (ext/group.c): the groups this thread holds. Writers of a group scan every
+     * descriptor's gslot for readers; the rest is the owner's. */
+    _Alignas(64) _Atomic uint32_t *_Atomic gslot[TM_GROUPS_HELD];
+    uint32_t gdepth[TM_GROUPS_HELD]; /* 0: slot free; nesting depth otherwise */
+    bool gexcl[TM_GROUPS_HELD];      /* held exclusively (tm_group_lock) */
+    uintptr_t gsite[TM_GROUPS_HELD]; /* the call that took it (statistics) */
+    uint64_t gsince[TM_GROUPS_HELD]; /* TSC when an exclusive hold began (statistics), or 0 */
+    uint32_t gheld;                  /* slots in use */
+    uintptr_t gmax;                  /* the highest group held (the order check) */
 } tm_ext_state;
 
 struct tm_tx {

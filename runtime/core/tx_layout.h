@@ -30,9 +30,9 @@
 #define TM_TX_STATS_L0 464
 
 /* struct tm_site (stats/stats.h): what an attempt counted whole outside the batch touches. */
-#define TM_SITE_FAST 288
-#define TM_SITE_FAST_SERIAL 296
-#define TM_SITE_T_LEFT 304
+#define TM_SITE_FAST 320
+#define TM_SITE_FAST_SERIAL 328
+#define TM_SITE_T_LEFT 336
 
 #define TM_TCB_WORD 0x50 /* the TCB word holding the thread's descriptor (tx.h) */
 

@@ -163,7 +163,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
         uint32_t keep = tx->flags & TM_F_SERIAL;
         tm_reset(tx);
         tx->flags = (tx->flags & ~TM_F_SERIAL) | keep;
-        tx->ext.npend = 0; /* the attempt's counter additions */
+        tm_counters_undo(tx, 0); /* the attempt's counter additions */
         tm_actions_run(tx, 0, false);
     } else {
         tm_wset_truncate(&tx->wset, cp->wset_len, cp->wset_undo_mark);
@@ -171,7 +171,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
         tm_set_disp(tx, cp->disp_before);
         tx->nesting = cp->nesting;
         tx->n_cps = k;
-        tx->ext.npend = cp->counters_mark; /* the nested transaction's counter additions */
+        tm_counters_undo(tx, cp->counters_mark); /* the nested transaction's additions */
         tm_actions_run(tx, cp->actions_mark, false);
     }
 }

@@ -76,9 +76,19 @@ static inline void tm_watch_range(uint64_t *w, uintptr_t a, size_t len)
     }
 }
 
-/* counter.c: a transaction's counter additions (ext.pend) at its commit (the action runner
- * calls it for the transaction's one TM_ACT_COUNTER action). */
+/* counter.c: a transaction's counter additions (made in place, logged in ext.pend) become
+ * visible at its commit (the action runner calls it for the transaction's one TM_ACT_COUNTER
+ * action), and are undone by a rollback to a checkpoint's mark (0: the attempt's start). */
 TM_HIDDEN void tm_counters_apply(tm_tx *tx);
+TM_HIDDEN void tm_counters_undo(tm_tx *tx, size_t mark);
 TM_HIDDEN void tm_counters_fork_child(void);
+
+/* group.c: a thread that ends gives up the groups it holds; fork's child keeps its own only. */
+TM_HIDDEN void tm_groups_thread_exit(tm_tx *tx);
+TM_HIDDEN void tm_groups_fork_child(tm_tx *self);
+
+/* core/bias.c: tm_barrier_all will use membarrier (fixed at start-up): the frequent side of an
+ * asymmetric handshake needs only a compiler barrier. */
+TM_HIDDEN bool tm_barrier_asymmetric(void);
 
 #endif

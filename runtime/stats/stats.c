@@ -207,6 +207,19 @@ void tm_stats_wait(tm_tx *tx, enum tm_stat which, uint64_t cycles)
         tm_stats_cached_site(tx, (uintptr_t)tx->jb0.pc)->c[which] += cycles;
 }
 
+/* Lock groups (ext/group.c): counted at the site of the call that took them. */
+void tm_stats_group(tm_tx *tx, uintptr_t pc, bool exclusive, uint64_t wait_cycles)
+{
+    tm_site *s = tm_stats_cached_site(tx, pc);
+    s->c[exclusive ? TM_STAT_group_locks : TM_STAT_group_enters]++;
+    s->c[TM_STAT_cycles_group_wait] += wait_cycles;
+}
+
+void tm_stats_group_held(tm_tx *tx, uintptr_t pc, uint64_t cycles)
+{
+    tm_stats_cached_site(tx, pc)->c[TM_STAT_cycles_group_held] += cycles;
+}
+
 /* fork(): the child counts only its own transactions. Blocks of the shared segment belong to
  * the parent (the child claims new ones); private tables are copies of the parent's: zeroed. */
 void tm_stats_fork_child(void)

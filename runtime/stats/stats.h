@@ -40,7 +40,13 @@
     X(retry_wakeups, "sleeps ended by a commit or a signal (not by the deadline)")            \
     X(retry_spurious, "waits right after a wake-up: the wake-up did not give the transaction " \
                       "what it waited for")                                                   \
-    X(cycles_asleep, "TSC cycles asleep in waits (every wait, not sampled)")
+    X(cycles_asleep, "TSC cycles asleep in waits (every wait, not sampled)")                 \
+    X(group_enters, "tm_group_enter calls: lock groups taken in shared mode before a "       \
+                    "transaction (the site is the call)")                                    \
+    X(group_locks, "tm_group_lock calls: lock groups taken exclusively by a non-revocable "   \
+                   "section (the site is the call)")                                         \
+    X(cycles_group_wait, "TSC cycles these calls waited for their groups")                    \
+    X(cycles_group_held, "TSC cycles the groups of tm_group_lock calls were held exclusively")
 
 enum tm_stat {
 #define TM_STAT_ENUM(name, doc) TM_STAT_##name,
@@ -129,6 +135,8 @@ TM_HIDDEN void tm_stats_nested_cancel(tm_tx *tx);
 TM_HIDDEN void tm_stats_configure(const char *dest);
 TM_HIDDEN void tm_stats_wait(tm_tx *tx, enum tm_stat which, uint64_t cycles);
 TM_HIDDEN void tm_stats_fork_child(void);
+TM_HIDDEN void tm_stats_group(tm_tx *tx, uintptr_t pc, bool exclusive, uint64_t wait_cycles);
+TM_HIDDEN void tm_stats_group_held(tm_tx *tx, uintptr_t pc, uint64_t cycles);
 
 /* Shared-memory mode (TMKIT_STATS_SHM, stats_shm.c). */
 TM_HIDDEN void tm_stats_shm_configure(const char *name);

@@ -80,6 +80,7 @@ RAW = {
 RAW_BENCH = {
     "webcache": "tmkit_cli.bench.webcache",
     "waits": "tmkit_cli.bench.waits",
+    "prime": "tmkit_cli.bench.prime",
 }
 
 

@@ -18,6 +18,28 @@ class ProfileError(Exception):
     """A profile that this tool cannot read (message says which and why)."""
 
 
+def _inline_frames(lines):
+    """addr2line -a -i -f output -> {request index: [(function, file:line), ...]}, innermost
+    frame first (each address line starts a request)."""
+    out, i = {}, -1
+    k = 0
+    while k < len(lines):
+        if lines[k].startswith("0x"):
+            i += 1
+            out[i] = []
+            k += 1
+            continue
+        if i >= 0 and k + 1 < len(lines):
+            out[i].append((lines[k], lines[k + 1]))
+        k += 2
+    return out
+
+
+def _in_tmkit_header(loc):
+    path = loc.split(":")[0]
+    return "/include/tmkit/" in path or path.endswith("/include/tmkit.h")
+
+
 class Symbolizer:
     """(object, offset) -> "function (file:line)", one addr2line per object, results cached (the
     live view asks again at every refresh)."""
@@ -30,15 +52,19 @@ class Symbolizer:
         for obj, off in set(requests) - set(self.cache):
             by_obj.setdefault(obj, []).append(off)
         for obj, offs in by_obj.items():
-            res = []
+            frames = {}
             if os.path.exists(obj):
                 try:
-                    res = subprocess.run(["addr2line", "-f", "-C", "-e", obj] + offs,
+                    out = subprocess.run(["addr2line", "-a", "-i", "-f", "-C", "-e", obj] + offs,
                                          capture_output=True, text=True, check=True).stdout.splitlines()
+                    frames = _inline_frames(out)
                 except (OSError, subprocess.CalledProcessError):
                     pass
             for i, off in enumerate(offs):
-                func, loc = (res[2 * i], res[2 * i + 1]) if 2 * i + 1 < len(res) else ("??", "??:0")
+                chain = frames.get(i) or [("??", "??:0")]
+                # The first frame outside tmkit's own headers: a call made through an inline
+                # helper of tmkit.h (tm_group_enter ...) is named after the caller's line.
+                func, loc = next((f for f in chain if not _in_tmkit_header(f[1])), chain[-1])
                 loc = loc.split(" (discriminator")[0]
                 self.cache[(obj, off)] = f"{os.path.basename(obj)}+{off}" if loc.startswith("??") else \
                     f"{func} ({os.path.basename(loc.split(':')[0])}:{loc.rsplit(':', 1)[-1]})"
@@ -173,6 +199,10 @@ def row(s, hz):
         # blocking waits (tm_retry, tm_cond_wait): sleeps, wake-ups, spurious ones, time asleep
         "waits": (s.get("retry_sleeps", 0), s.get("retry_wakeups", 0), s.get("retry_spurious", 0),
                   s.get("cycles_asleep", 0) / hz * 1e3 if hz else 0.0),
+        # lock groups (tm_group_enter / tm_group_lock at this call): calls, ms waiting, ms held
+        "groups": (s.get("group_enters", 0), s.get("group_locks", 0),
+                   s.get("cycles_group_wait", 0) / hz * 1e3 if hz else 0.0,
+                   s.get("cycles_group_held", 0) / hz * 1e3 if hz else 0.0),
     }
 
 
@@ -203,6 +233,12 @@ def line(r):
     if sleeps:
         extra = (extra + "; " if extra else "") + \
             f"waits {sleeps} (woken {woken}, spurious {spurious}, {asleep:.1f} ms asleep)"
+    enters, locks, gwait, gheld = r.get("groups", (0, 0, 0.0, 0.0))
+    if enters or locks:
+        kind = f"{enters} shared" if enters else f"{locks} exclusive, {gheld:.1f} ms held"
+        if enters and locks:
+            kind = f"{enters} shared, {locks} exclusive, {gheld:.1f} ms held"
+        extra = (extra + "; " if extra else "") + f"groups {kind}, {gwait:.1f} ms waiting"
     if r["irrevocable_call"]:
         extra = (extra + "; " if extra else "") + "serialized by " + r["irrevocable_call"]
     rd, wr = (f"{m:.1f}/{x}" for m, x in (r["read"], r["write"]))

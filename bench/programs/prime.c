@@ -1,0 +1,266 @@
+/* prime: LockSTM's showcase for lock groups (include/tmkit/group.h), after the thesis's `prime`
+ * benchmark. Worker threads test the numbers in [2, --limit) for primality, in blocks taken from
+ * a shared cursor; each test and the record of a prime (a bit in a shared bitmap) is one critical
+ * section, and every 64 numbers a worker adds its count to the shared progress (tested, found,
+ * largest). A status thread prints the progress every --status-us microseconds: --lines lines,
+ * each its own write(2) to --out (default /dev/null), as a program printing to a terminal would.
+ * The same program, synchronized three ways (--sync):
+ *   lock   one mutex for every critical section and the print (the lock-based original);
+ *   tm     each critical section a transaction; the print a relaxed transaction, which goes
+ *          serial-irrevocable at its first write(2) and so stops every transaction meanwhile;
+ *   group  the same transactions, but the print holds the progress's group exclusively as plain
+ *          code, and only the progress updates (the transactions that share data with it)
+ *          enter the group: the tests and records never wait for the print.
+ * (lock is the build prime-lock; tm and group are the -fgnu-tm build prime-tm.)
+ * Output: one line `bench=prime sync=S threads=N seconds=W cpu_seconds=C prints=P primes=K ok=1`;
+ * ok=1 when the bitmap and the progress both hold exactly the primes a sieve finds. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#ifndef PRIME_LOCK
+#include <tmkit.h>
+#endif
+
+#define BLOCK 512 /* numbers a worker takes at once (a multiple of 64: no bitmap word shared) */
+
+static long limit = 3000000, status_us = 200, lines = 16, threads = 2;
+static const char *sync_name = "tm", *out_path = "/dev/null";
+static uint64_t *bitmap;
+static struct { long tested, found, largest; } progress;
+static long cursor = 2, prints;
+static int out_fd, done;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+#ifndef PRIME_LOCK
+static tm_group_t progress_group = TM_GROUP_INITIALIZER;
+#endif
+enum { SYNC_LOCK, SYNC_TM, SYNC_GROUP } sync_kind;
+
+__attribute__((transaction_safe)) static int is_prime(long n)
+{
+    if (n < 4)
+        return n >= 2;
+    if (n % 2 == 0)
+        return 0;
+    for (long d = 3; d * d <= n; d += 2)
+        if (n % d == 0)
+            return 0;
+    return 1;
+}
+
+/* One critical section: test n, record it if prime. */
+static int test_one(long n)
+{
+    int p;
+    if (sync_kind == SYNC_LOCK) {
+        pthread_mutex_lock(&lock);
+        if ((p = is_prime(n)))
+            bitmap[n / 64] |= 1ull << (n % 64);
+        pthread_mutex_unlock(&lock);
+        return p;
+    }
+#ifndef PRIME_LOCK
+    __transaction_atomic {
+        if ((p = is_prime(n)))
+            bitmap[n / 64] |= 1ull << (n % 64);
+    }
+#endif
+    return p;
+}
+
+static void add_progress(long tested, long found, long largest)
+{
+    if (sync_kind == SYNC_LOCK) {
+        pthread_mutex_lock(&lock);
+        progress.tested += tested;
+        progress.found += found;
+        if (largest > progress.largest)
+            progress.largest = largest;
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+#ifndef PRIME_LOCK
+    if (sync_kind == SYNC_GROUP)
+        tm_group_enter(&progress_group);
+    __transaction_atomic {
+        progress.tested += tested;
+        progress.found += found;
+        if (largest > progress.largest)
+            progress.largest = largest;
+    }
+    if (sync_kind == SYNC_GROUP)
+        tm_group_exit(&progress_group);
+#endif
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        long lo = __atomic_fetch_add(&cursor, BLOCK, __ATOMIC_RELAXED);
+        if (lo >= limit)
+            return NULL;
+        long hi = lo + BLOCK < limit ? lo + BLOCK : limit;
+        for (long base = lo; base < hi; base += 64) {
+            long end = base + 64 < hi ? base + 64 : hi, found = 0, largest = 0;
+            for (long n = base; n < end; n++)
+                if (test_one(n)) {
+                    found++;
+                    largest = n;
+                }
+            add_progress(end - base, found, largest);
+        }
+    }
+}
+
+/* The print: --lines write(2) calls of the progress. */
+__attribute__((transaction_pure)) static void print_lines(long tested, long found, long largest)
+{
+    char buf[128];
+    for (long i = 0; i < lines; i++) {
+        int len = snprintf(buf, sizeof buf, "[%ld] tested %ld, %ld primes, largest %ld\n", i,
+                           tested, found, largest);
+        if (write(out_fd, buf, (size_t)len) != len)
+            abort();
+    }
+}
+
+static void print_progress(void)
+{
+    if (sync_kind == SYNC_LOCK) {
+        pthread_mutex_lock(&lock);
+        print_lines(progress.tested, progress.found, progress.largest);
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+#ifndef PRIME_LOCK
+    if (sync_kind == SYNC_GROUP) {
+        tm_group_lock(&progress_group);
+        print_lines(progress.tested, progress.found, progress.largest);
+        tm_group_unlock(&progress_group);
+        return;
+    }
+    __transaction_relaxed {
+        char buf[8];
+        if (write(out_fd, buf, 0) != 0) /* I/O: irrevocable from here on */
+            abort();
+        print_lines(progress.tested, progress.found, progress.largest);
+    }
+#endif
+}
+
+static void *status(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, status_us * 1000};
+    while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+        nanosleep(&ts, NULL);
+        print_progress();
+        prints++;
+    }
+    return NULL;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static long option(const char *name, const char *v, long lo, long hi)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || x < lo || x > hi) {
+        fprintf(stderr, "prime: --%s wants a number in [%ld, %ld], got '%s'\n", name, lo, hi, v);
+        exit(2);
+    }
+    return x;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "usage: prime [--sync lock|tm|group] [--threads N] [--limit N] "
+                            "[--status-us N] [--lines N] [--out FILE]\n");
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--sync"))
+            sync_name = v;
+        else if (!strcmp(a, "--threads"))
+            threads = option("threads", v, 1, 256);
+        else if (!strcmp(a, "--limit"))
+            limit = option("limit", v, 64, 1L << 34);
+        else if (!strcmp(a, "--status-us"))
+            status_us = option("status-us", v, 1, 10000000);
+        else if (!strcmp(a, "--lines"))
+            lines = option("lines", v, 0, 100000);
+        else if (!strcmp(a, "--out"))
+            out_path = v;
+        else {
+            fprintf(stderr, "prime: unknown option %s\n", a);
+            return 2;
+        }
+    }
+#ifdef PRIME_LOCK
+    if (strcmp(sync_name, "lock")) {
+        fprintf(stderr, "prime: this is the lock build (prime-lock): --sync lock only\n");
+        return 2;
+    }
+#else
+    if (strcmp(sync_name, "tm") && strcmp(sync_name, "group")) {
+        fprintf(stderr, "prime: this is the -fgnu-tm build (prime-tm): --sync tm or group\n");
+        return 2;
+    }
+#endif
+    sync_kind = !strcmp(sync_name, "lock") ? SYNC_LOCK : !strcmp(sync_name, "tm") ? SYNC_TM : SYNC_GROUP;
+    if ((out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644)) < 0) {
+        perror(out_path);
+        return 2;
+    }
+    bitmap = calloc((size_t)limit / 64 + 1, sizeof *bitmap);
+    pthread_t st, *w = calloc((size_t)threads, sizeof *w);
+    if (!bitmap || !w)
+        return 2;
+    double t0 = now();
+    pthread_create(&st, NULL, status, NULL);
+    for (long i = 0; i < threads; i++)
+        pthread_create(&w[i], NULL, worker, NULL);
+    for (long i = 0; i < threads; i++)
+        pthread_join(w[i], NULL);
+    double t1 = now();
+    __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+    pthread_join(st, NULL);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+    /* The check: a sieve's primes against the bitmap and the progress. */
+    char *composite = calloc((size_t)limit, 1);
+    long count = 0, largest = 0, bad = 0;
+    for (long n = 2; n < limit; n++) {
+        if (!composite[n]) {
+            count++;
+            largest = n;
+            for (long m = n * n; m < limit; m += n)
+                composite[m] = 1;
+        }
+        if (!composite[n] != !!(bitmap[n / 64] >> (n % 64) & 1))
+            bad++;
+    }
+    int ok = bad == 0 && progress.found == count && progress.largest == largest &&
+             progress.tested == limit - 2;
+    printf("bench=prime sync=%s threads=%ld seconds=%.3f cpu_seconds=%.3f prints=%ld primes=%ld ok=%d\n",
+           sync_name, threads, t1 - t0, cpu, prints, progress.found, ok);
+    free(composite);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,138 @@
+/* tmkit/group.h — lock groups: LockSTM's way to keep irrevocable sections out of the serial lock
+ * (included by tmkit.h).
+ *
+ *     static tm_group_t log_group = TM_GROUP_INITIALIZER;   // the data the print touches
+ *
+ *     // a non-revocable section (I/O): plain code, holding its groups exclusively
+ *     tm_group_lock(&log_group);
+ *     fprintf(out, "%ld primes so far\n", found);
+ *     tm_group_unlock(&log_group);
+ *
+ *     // a transaction that shares data with it: enter the group before the transaction
+ *     tm_group_enter(&log_group);
+ *     __transaction_atomic { found++; }
+ *     tm_group_exit(&log_group);
+ *
+ *     // every other transaction: nothing to do; it never waits for the print
+ *
+ * A group names a set of shared data that some section which cannot be rolled back touches. That
+ * section takes its groups with tm_group_lock and runs as plain code (or a relaxed transaction);
+ * the transactions that touch the same data take the groups in shared mode with tm_group_enter
+ * *before* they begin, and run speculatively; transactions that touch none of it take nothing.
+ * So the irrevocable section waits only for the transactions it shares data with, and the
+ * others never wait for it; without groups it would go serial-irrevocable and stop every
+ * transaction in the process. `tmkit advise` finds the groups (docs/advise.md).
+ * - Each call names one or more groups, optionally ending with NULL: tm_group_enter(&a, &b).
+ *   Groups are taken in one fixed order (their addresses) whatever the order named, so two
+ *   calls never deadlock; a second call that would take a group below one the thread already
+ *   holds is refused with a message (take them in one call). Taking a group again nests.
+ * - Shared mode writes no shared cache line (a store to the thread's own slot); a waiting
+ *   tm_group_lock lets no new shared holder in, so it is not starved.
+ * - Not inside a transaction (the runtime stops the program with a message); not across
+ *   processes. The profile counts the calls and their waits, and the exclusive holds' time,
+ *   at the call's site (`tmkit report`).
+ * On GCC's libitm (the tmkit_* symbols absent) a group is a pthread read-write lock. */
+#ifndef TMKIT_GROUP_H
+#define TMKIT_GROUP_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "compat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tm_group {
+    unsigned int state;        /* tmkit: held and sleepers bits (the futex word) */
+    unsigned int pad_;
+    pthread_rwlock_t fallback; /* GCC's libitm: the group is this lock */
+} tm_group_t;
+#define TM_GROUP_INITIALIZER {0, 0, PTHREAD_RWLOCK_INITIALIZER}
+
+void tmkit_group_enter(tm_group_t *const *groups) __attribute__((weak));
+void tmkit_group_exit(tm_group_t *const *groups) __attribute__((weak));
+void tmkit_group_lock(tm_group_t *const *groups) __attribute__((weak));
+void tmkit_group_unlock(tm_group_t *const *groups) __attribute__((weak));
+
+/* The libitm fallback: the list in address order (the one order), each lock taken once. */
+static inline __attribute__((unused)) int tmkit__group_sorted(tm_group_t *const *list, tm_group_t **out)
+{
+    int n = 0;
+    for (; *list && n < 16; list++) {
+        int i = n;
+        while (i > 0 && out[i - 1] > *list)
+            i--;
+        if (i > 0 && out[i - 1] == *list)
+            continue;
+        for (int k = n; k > i; k--)
+            out[k] = out[k - 1];
+        out[i] = *list;
+        n++;
+    }
+    return n;
+}
+
+enum { TMKIT__GROUP_ENTER, TMKIT__GROUP_EXIT, TMKIT__GROUP_LOCK, TMKIT__GROUP_UNLOCK };
+
+static inline __attribute__((unused)) void tmkit__group_fallback(int op, tm_group_t *const *list)
+{
+    tm_group_t *g[16];
+    int n = tmkit__group_sorted(list, g);
+    for (int k = 0; k < n; k++) {
+        tm_group_t *x = op == TMKIT__GROUP_EXIT || op == TMKIT__GROUP_UNLOCK ? g[n - 1 - k] : g[k];
+        if (op == TMKIT__GROUP_ENTER)
+            pthread_rwlock_rdlock(&x->fallback);
+        else if (op == TMKIT__GROUP_LOCK)
+            pthread_rwlock_wrlock(&x->fallback);
+        else
+            pthread_rwlock_unlock(&x->fallback);
+    }
+}
+
+/* Always inlined, so that the profile's site is the caller's line. */
+static inline __attribute__((always_inline, unused)) void tmkit__group_do(int op, tm_group_t *const *list)
+{
+    void (*fn)(tm_group_t *const *) = op == TMKIT__GROUP_ENTER ? tmkit_group_enter
+                                      : op == TMKIT__GROUP_EXIT ? tmkit_group_exit
+                                      : op == TMKIT__GROUP_LOCK ? tmkit_group_lock
+                                                                : tmkit_group_unlock;
+    if (fn)
+        fn(list);
+    else
+        tmkit__group_fallback(op, list);
+}
+
+#ifdef __cplusplus
+}
+/* C++: the same calls, as function templates (a compound literal array is C only). */
+template <typename... G> inline __attribute__((always_inline)) void tmkit__group_call(int op, G... g)
+{
+    tm_group_t *const list[] = {g..., nullptr};
+    tmkit__group_do(op, list);
+}
+template <typename... G> inline __attribute__((always_inline)) void tm_group_enter(G... g)
+{
+    tmkit__group_call(TMKIT__GROUP_ENTER, g...);
+}
+template <typename... G> inline __attribute__((always_inline)) void tm_group_exit(G... g)
+{
+    tmkit__group_call(TMKIT__GROUP_EXIT, g...);
+}
+template <typename... G> inline __attribute__((always_inline)) void tm_group_lock(G... g)
+{
+    tmkit__group_call(TMKIT__GROUP_LOCK, g...);
+}
+template <typename... G> inline __attribute__((always_inline)) void tm_group_unlock(G... g)
+{
+    tmkit__group_call(TMKIT__GROUP_UNLOCK, g...);
+}
+#else
+#define TMKIT__GROUP_LIST(...) ((tm_group_t *const[]){__VA_ARGS__, NULL})
+#define tm_group_enter(...) tmkit__group_do(TMKIT__GROUP_ENTER, TMKIT__GROUP_LIST(__VA_ARGS__))
+#define tm_group_exit(...) tmkit__group_do(TMKIT__GROUP_EXIT, TMKIT__GROUP_LIST(__VA_ARGS__))
+#define tm_group_lock(...) tmkit__group_do(TMKIT__GROUP_LOCK, TMKIT__GROUP_LIST(__VA_ARGS__))
+#define tm_group_unlock(...) tmkit__group_do(TMKIT__GROUP_UNLOCK, TMKIT__GROUP_LIST(__VA_ARGS__))
+#endif
+#endif

@@ -1,0 +1,86 @@
+/* Lock groups' refusals and bookkeeping (test_groups.sh), one case per argument:
+ *   inside   tm_group_enter inside a transaction: refused
+ *   order    a second call takes a group below one held: refused
+ *   upgrade  tm_group_lock of a group held in shared mode: refused
+ *   notheld  tm_group_exit of a group not held: refused
+ *   mode     tm_group_unlock of a group taken by tm_group_enter: refused
+ *   exits    threads end holding groups (shared, exclusive): the others go on
+ *   profile  2 threads enter and lock groups from known lines, for the profile's counts */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tmkit.h>
+
+static tm_group_t g[2] = {TM_GROUP_INITIALIZER, TM_GROUP_INITIALIZER};
+static long data;
+
+static void *hold_and_exit(void *arg)
+{
+    if (arg)
+        tm_group_lock(&g[0]);
+    else
+        tm_group_enter(&g[0], &g[1]);
+    return NULL; /* without giving them back */
+}
+
+static void *profile_worker(void *arg)
+{
+    long n = (long)(intptr_t)arg;
+    for (long i = 0; i < n; i++) {
+        tm_group_enter(&g[0]); /* PROFILE-ENTER */
+        __transaction_atomic { data++; }
+        tm_group_exit(&g[0]);
+        if (i % 100 == 0) {
+            tm_group_lock(&g[0]); /* PROFILE-LOCK */
+            usleep(100);
+            tm_group_unlock(&g[0]);
+        }
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "";
+    if (!strcmp(c, "inside")) {
+        __transaction_relaxed {
+            tm_group_enter(&g[0]);
+            data++;
+        }
+    } else if (!strcmp(c, "order")) {
+        tm_group_enter(&g[1]);
+        tm_group_enter(&g[0]);
+    } else if (!strcmp(c, "upgrade")) {
+        tm_group_enter(&g[0]);
+        tm_group_lock(&g[0]);
+    } else if (!strcmp(c, "notheld")) {
+        tm_group_exit(&g[0]);
+    } else if (!strcmp(c, "mode")) {
+        tm_group_enter(&g[0]);
+        tm_group_unlock(&g[0]);
+    } else if (!strcmp(c, "exits")) {
+        pthread_t t;
+        for (int k = 0; k < 2; k++) {
+            if (pthread_create(&t, NULL, hold_and_exit, (void *)(intptr_t)k) || pthread_join(t, NULL))
+                return 3;
+        }
+        tm_group_lock(&g[0], &g[1]); /* hangs if the ended threads still held them */
+        tm_group_unlock(&g[0], &g[1]);
+    } else if (!strcmp(c, "profile")) {
+        pthread_t t[2];
+        for (int k = 0; k < 2; k++)
+            if (pthread_create(&t[k], NULL, profile_worker, (void *)(intptr_t)2000))
+                return 3;
+        for (int k = 0; k < 2; k++)
+            pthread_join(t[k], NULL);
+        if (data != 4000)
+            return 4;
+    } else {
+        fprintf(stderr, "usage: prog_groups inside|order|upgrade|notheld|mode|exits|profile\n");
+        return 2;
+    }
+    puts("ok");
+    return 0;
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Lock groups (runtime/ext/group.c): a precise message for each misuse, groups given up by
+# threads that end holding them, the same with membarrier failing (both sides then fence), and
+# the profile's counts at the calls' sites, shown by `tmkit report`.
+. "$(dirname "$0")/lib.sh"
+export LD_LIBRARY_PATH=$BUILD/lib
+P=$BUILD/tests/unit_prog_groups
+refused() { # refused CASE MESSAGE-PATTERN
+    ERR=$("$P" "$1" 2>&1 >/dev/null) && fail "$1: not refused"
+    echo "$ERR" | grep -q "^tmkit: .*$2" || fail "$1: unexpected message: $ERR"
+}
+refused inside "tm_group_enter inside a transaction: take lock groups before the transaction begins"
+refused order "tm_group_enter: group 0x[0-9a-f]* is taken after group 0x[0-9a-f]*, against the one order"
+refused upgrade "tm_group_lock: group 0x[0-9a-f]* is held in shared mode by this thread"
+refused notheld "tm_group_exit: group 0x[0-9a-f]* is not held by this thread"
+refused mode "tm_group_unlock: group 0x[0-9a-f]* was taken by tm_group_enter"
+expect_rc 0 timeout 20 "$P" exits
+expect_rc 0 timeout 20 "$NOMB_PROG" "$P" exits
+for algo in $ALGOS; do
+    expect_rc 0 timeout 60 env TMKIT_ALGO=$algo "$NOMB_PROG" "$BUILD/tests/conf_mt_group_O2"
+done
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+expect_rc 0 env TMKIT_STATS="$d/g.json" "$P" profile
+src=$(dirname "$0")/prog_groups.c
+enter_line=$(grep -n "PROFILE-ENTER" "$src" | cut -d: -f1)
+lock_line=$(grep -n "PROFILE-LOCK" "$src" | cut -d: -f1)
+python3 - "$d/g.json" "$enter_line" "$lock_line" <<'PY' || fail "profile: $(head -c 1500 "$d/g.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+enter_line, lock_line = int(sys.argv[2]), int(sys.argv[3])
+sites = p["sites"]
+enters = [s for s in sites if s.get("group_enters")]
+locks = [s for s in sites if s.get("group_locks")]
+assert sum(s["group_enters"] for s in enters) == 4000, enters
+assert sum(s["group_locks"] for s in locks) == 40, locks
+assert all(s["cycles_group_held"] > 0 for s in locks), locks
+PY
+out=$("$ROOT/bin/tmkit" report "$d/g.json")
+echo "$out" | grep -q "prog_groups.c:$lock_line.*groups 40 exclusive" ||
+    fail "tmkit report does not show the exclusive group holds at line $lock_line: $out"
+echo "$out" | grep -q "prog_groups.c:$enter_line.*groups 4000 shared" ||
+    fail "tmkit report does not show the shared group entries at line $enter_line: $out"
+echo "groups: ok"
