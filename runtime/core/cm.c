@@ -10,9 +10,14 @@
  *           cheapest when transactions mostly conflict;
  *   OREC_EAGER  speculative orec_eager (per-location locks taken at the first write,
  *           write-through with an undo log): writers of different words share no line but the
- *           clock, so it scales where gl_wt serializes every writer. It pays per-access orec
- *           work and commit-time quiescence, so it is probed only while TM_CM_OREC_THREADS or
- *           more threads run transactions.
+ *           clock, so it scales where gl_wt serializes every writer, and a long transaction is
+ *           not aborted by every commit of another (gl_wt's single version is). It pays
+ *           per-access orec work and commit-time quiescence, so it is probed only while
+ *           TM_CM_OREC_THREADS or more threads run transactions: 2 since 2026-11-24 (it was 4;
+ *           at 2 threads the prime showcase, tens of microseconds of computing a transaction,
+ *           lost 38% of its time to gl_wt's aborts and ran 1.53x faster with orec_eager in
+ *           the set, while the rest of the suite moved by a geomean of 1.035x, every case
+ *           within the noise: bench/results/2026-11-24-orec2).
  * With TMKIT_ADAPTIVE_MODES=all, for programs that follow the rules of redo-log algorithms, two
  * more:
  *   NOREC   speculative NOrec (value validation, commits serialized on one sequence lock):
@@ -69,7 +74,7 @@
 #define TM_CM_EPOCH 4000000ull /* TSC cycles: ~1.5 ms */
 #define TM_CM_WARM (TM_CM_EPOCH / 4) /* a probe's unmeasured start */
 #define TM_CM_RUN_MAX 256u
-#define TM_CM_OREC_THREADS 4u
+#define TM_CM_OREC_THREADS 2u
 
 /* gl_wt is 0: the zero-initialized state below starts in it. */
 enum { TM_CM_GLWT = 0, TM_CM_SERIAL, TM_CM_OREC_EAGER, TM_CM_NOREC, TM_CM_OREC_LAZY,

@@ -1,6 +1,7 @@
 """`tmkit bench prime`: LockSTM's lock-group showcase (bench/programs/prime.c; docs/groups.md).
-Worker threads test numbers for primality and record the primes, each test one critical
-section; a status thread prints the progress every 200 us. Three synchronizations of one
+Worker threads test numbers from 10^9 on for primality (trial division: tens of microseconds a
+prime) and record the primes, each test one critical section; a status thread prints the
+progress every 200 us. Three synchronizations of one
 program, at 1, 2 and 4 workers:
   lock   one mutex for everything (prime-lock);
   tm     transactions; the print a relaxed transaction that goes serial-irrevocable (prime-tm);
@@ -35,13 +36,13 @@ WORKERS = (1, 2, 4)
 def run(argv, root):
     ap = argparse.ArgumentParser(prog="tmkit bench prime", description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5, help="runs per configuration (default 5)")
-    ap.add_argument("--limit", type=int, default=3000000, help="test the numbers below (default 3e6)")
+    ap.add_argument("--count", type=int, default=200000, help="numbers to test (default 200000)")
     ap.add_argument("--quick", action="store_true", help="one short repeat")
     ap.add_argument("--out", help="output directory (default bench/results/<date>-prime/)")
     args = ap.parse_args(argv)
-    repeats, limit = (1, 300000) if args.quick else (args.repeats, args.limit)
-    if repeats < 1 or limit < 64:
-        ap.error("--repeats must be at least 1 and --limit at least 64")
+    repeats, count = (1, 20000) if args.quick else (args.repeats, args.count)
+    if repeats < 1 or count < 1:
+        ap.error("--repeats and --count must be at least 1")
     bindir, lib = paths.bindir(root), paths.libdir(root)
     for b in ("prime-tm", "prime-lock"):
         if not os.path.exists(os.path.join(bindir, b)):
@@ -60,7 +61,7 @@ def run(argv, root):
                 if runtime == "tmkit":
                     e["LD_LIBRARY_PATH"] = lib
                 cmd = [os.path.join(bindir, binary), "--sync", sync, "--threads", str(n),
-                       "--limit", str(limit)]
+                       "--count", str(count)]
                 rc, o, err = run_limited(cmd, e, 600)
                 f = parse_line(o)
                 ok = rc == 0 and f.get("ok") == "1"
@@ -76,9 +77,9 @@ def run(argv, root):
         w.writeheader()
         w.writerows(runs)
     cmd = "bin/tmkit bench prime" + (" --quick" if args.quick else f" --repeats {repeats}") + \
-        (f" --limit {limit}" if not args.quick and limit != 3000000 else "") + \
+        (f" --count {count}" if not args.quick and count != 200000 else "") + \
         (f" --out {args.out}" if args.out else "")
-    write_summary(os.path.join(out, "summary.md"), runs, meta, date, cmd, repeats, limit)
+    write_summary(os.path.join(out, "summary.md"), runs, meta, date, cmd, repeats, count)
     print(f"\nresults: {os.path.relpath(out)}/ (summary.md, runs.csv)")
     return 0 if all(r["status"] == "ok" for r in runs) else 1
 
@@ -88,7 +89,7 @@ def median_of(runs, n, label, key):
     return statistics.median(v) if v else None
 
 
-def write_summary(path, runs, meta, date, cmd, repeats, limit):
+def write_summary(path, runs, meta, date, cmd, repeats, count):
     labels = [c[0] for c in CONFIGS]
     L = ["# tmkit benchmarks: prime (lock groups)", "",
          f"- date: {date:%Y-%m-%d %H:%M}", f"- command: `{cmd}`",
@@ -96,7 +97,7 @@ def write_summary(path, runs, meta, date, cmd, repeats, limit):
          f"{meta['machine']['kernel']}; load average {meta['load_start']} at start, "
          f"{meta['load_end']} at end",
          f"- tmkit revision: {meta['revision']}",
-         f"- method: numbers below {limit:,}; {repeats} repeats, configurations interleaved (order "
+         f"- method: {count:,} numbers from 10^9 on; {repeats} repeats, configurations interleaved (order "
          "rotated each repeat); medians. `-libitm`: the same binary on the system libitm (a "
          "group is a pthread read-write lock there).", "",
          "## Wall time (s) and speed-up over one worker with the lock", "",
