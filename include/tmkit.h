@@ -56,6 +56,7 @@
 #include "tmkit/counter.h" /* tm_counter_t: deferred commutative counters */
 #include "tmkit/wait.h"    /* tm_retry, tm_cond_t: blocking waits inside transactions */
 #include "tmkit/group.h"   /* tm_group_t: lock groups for sections that cannot be rolled back */
+#include "tmkit/atomic.h"  /* tm_atomic_*: one-word atomics inside and outside transactions */
 #ifndef __cplusplus
 /* strlen, snprintf, strtol, qsort ... inside transactions (C only: in C++ <cstring> overloads
  * strchr & co., which transaction_wrap cannot name). TMKIT_NO_LIBC leaves them out. */

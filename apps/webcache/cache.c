@@ -218,11 +218,19 @@ enum wc_insert_result wc_cache_insert(struct wc_cache *c, struct wc_entry *e)
 
 void wc_cache_release(struct wc_cache *c, struct wc_entry *e)
 {
+#ifdef WC_SYNC_TM
+    /* A one-word transaction (tmkit.h's atomics), not one over the whole cache: ordered with the
+     * sections' own reference-count updates, it never conflicts with their other work. */
+    (void)c;
+    if (tm_atomic_fetch_sub(&e->refs, 1) == 1)
+        wc_entry_free(e);
+#else
     struct wc_defer d = {NULL};
     WC_CS_BEGIN(c);
     wc__unref(e, &d);
     WC_CS_END(c);
     WC_DEFER_RUN(&d);
+#endif
 }
 
 void wc_cache_get_stats(struct wc_cache *c, struct wc_cache_stats *out)

@@ -117,8 +117,8 @@ assert p["adaptive_modes"] == ["gl_wt", "serial", "orec_eager", "norec", "orec_l
 assert sum(1 for m in pr if pr[m] >= 1) >= 4 and all(c[m] > 0 for m in c), (pr, c)
 PY
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive2.json "$PROG" 100000 2
-python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["adaptive_probes"]; assert p["orec_eager"] == p["orec_lazy"] == p["norec"] == 0, p' "$d/adaptive2.json" ||
-    fail "an orec or redo-log mode tried with 2 threads: $(head -c 600 "$d/adaptive2.json")"
+python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["adaptive_probes"]; assert p["orec_lazy"] == p["norec"] == 0, p' "$d/adaptive2.json" ||
+    fail "a redo-log mode tried by the write-through default: $(head -c 600 "$d/adaptive2.json")"
 # Adaptive probes its challengers in turn, so each is measured again and again. The rotation
 # once moved at every epoch instead of at every probe: with two challengers and an even
 # back-off it always landed on the same one, and the other ran (and was measured) only in the
@@ -129,11 +129,10 @@ import json, sys
 e = json.load(open(sys.argv[1]))["adaptive_epochs"]
 p = json.load(open(sys.argv[1]))["adaptive_probes"]
 # ~1000 epochs; the back-off doubles from 2 to at most 256 epochs, so at least 6 probes follow
-# the first two (one per unmeasured mode): 3 or more per challenger. The mode that won is
-# probed only until it wins; the other two are each probed again and again.
+# the first four (one per unmeasured mode; the orec modes are in the set from 2 threads): 3 or
+# more per challenger but the winner, which is probed only until it wins.
 assert sum(e.values()) >= 300, ("too few epochs to judge", e)
-assert sorted(p[m] for m in ("norec", "gl_wt", "serial"))[1] >= 3, (p, e)
-assert p["orec_lazy"] == p["orec_eager"] == 0, p
+assert sorted(p.values())[1] >= 3, (p, e)
 PY
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=- "$PROG" 1000 2
 echo "$ERR" | grep -q "adaptive epochs (~1.5 ms each) by mode: gl_wt [0-9]* serial [0-9]* orec_eager [0-9]* norec [0-9]* orec_lazy [0-9]*; probes: gl_wt [0-9]* serial [0-9]* orec_eager [0-9]* norec [0-9]* orec_lazy [0-9]*; [0-9]* switches" ||

@@ -81,6 +81,7 @@ RAW_BENCH = {
     "webcache": "tmkit_cli.bench.webcache",
     "waits": "tmkit_cli.bench.waits",
     "prime": "tmkit_cli.bench.prime",
+    "costs": "tmkit_cli.bench.costs",
 }
 
 
