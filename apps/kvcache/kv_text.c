@@ -1,0 +1,367 @@
+/* kv_text.c — memcached's text protocol (doc/protocol.txt of memcached, in our own code).
+ *
+ * A command is one line ending in \n (a \r before it is dropped), split on spaces. Storage
+ * commands announce a value of <bytes> bytes followed by \r\n; the value streams into the item
+ * allocated for it (kv_text_value) and is stored once complete. Answers follow memcached's:
+ * "ERROR" for an unknown command or a wrong number of arguments, "CLIENT_ERROR bad command line
+ * format" for a malformed one (a key over 250 bytes, a number that does not parse), "CLIENT_ERROR
+ * bad data chunk" when the value is not followed by \r\n, "SERVER_ERROR object too large for
+ * cache" / "SERVER_ERROR out of memory storing object" (the value is then read and dropped). A
+ * line of more than KV_LINE_MAX bytes (KV_GETLINE_MAX for get/gets) gets "CLIENT_ERROR line too
+ * long" and the connection is closed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kv_conn.h"
+
+#define KV_LINE_MAX 2048
+#define KV_GETLINE_MAX (256 * 1024)
+#define KV_TOKENS 8
+
+struct kv_line {
+    char *tok[KV_TOKENS];
+    size_t len[KV_TOKENS];
+    int n;
+    char *rest; /* after the first KV_TOKENS - 1 tokens (get's further keys) */
+};
+
+static void kv_tokenize(char *s, struct kv_line *l)
+{
+    l->n = 0;
+    l->rest = NULL;
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        if (!*s)
+            break;
+        if (l->n == KV_TOKENS) {
+            l->rest = s;
+            break;
+        }
+        l->tok[l->n] = s;
+        while (*s && *s != ' ')
+            s++;
+        l->len[l->n] = (size_t)(s - l->tok[l->n]);
+        if (*s)
+            *s++ = '\0';
+        l->n++;
+    }
+}
+
+static int kv_parse_u64s(const char *s, uint64_t *v)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || (x == ~0ULL && strcmp(s, "18446744073709551615")))
+        return 0;
+    *v = x;
+    return 1;
+}
+
+static int kv_parse_i64s(const char *s, int64_t *v)
+{
+    char *end;
+    if (!*s)
+        return 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end)
+        return 0;
+    *v = x;
+    return 1;
+}
+
+static void kv_value_out(struct kv_conn *c, kv_item *it, int with_cas)
+{
+    char head[KV_KEY_MAX + 96];
+    int n = snprintf(head, sizeof head, "VALUE %.*s %u %u", it->nkey, KV_ITEM_KEY(it), it->flags,
+                     it->nbytes);
+    if (with_cas)
+        n += snprintf(head + n, sizeof head - (size_t)n, " %llu", (unsigned long long)it->cas);
+    head[n++] = '\r';
+    head[n++] = '\n';
+    kv_out(c, head, (size_t)n);
+    kv_out(c, KV_ITEM_VALUE(it), it->nbytes);
+    kv_out(c, "\r\n", 2);
+}
+
+/* get, gets, gat, gats: keys from token `first` on, then those in l->rest. */
+static void kv_cmd_get(struct kv_conn *c, struct kv_line *l, int first, int with_cas, int touch,
+                       int64_t exptime)
+{
+    char *rest = l->rest;
+    int i = first;
+    for (;;) {
+        char *key;
+        size_t nkey;
+        if (i < l->n) {
+            key = l->tok[i];
+            nkey = l->len[i++];
+        } else {
+            while (rest && *rest == ' ')
+                rest++;
+            if (!rest || !*rest)
+                break;
+            key = rest;
+            while (*rest && *rest != ' ')
+                rest++;
+            nkey = (size_t)(rest - key);
+        }
+        if (nkey > KV_KEY_MAX) {
+            kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
+            return;
+        }
+        kv_item *it = kv_get(key, nkey, touch, exptime);
+        kv_tstat_add(c->stats, KV_TS_cmd_get, 1);
+        if (touch)
+            kv_tstat_add(c->stats, KV_TS_cmd_touch, 1);
+        if (it) {
+            kv_tstat_add(c->stats, touch ? KV_TS_touch_hits : KV_TS_get_hits, 1);
+            kv_value_out(c, it, with_cas);
+            kv_release(it);
+        } else {
+            kv_tstat_add(c->stats, touch ? KV_TS_touch_misses : KV_TS_get_misses, 1);
+        }
+    }
+    kv_outs(c, "END\r\n");
+}
+
+static void kv_cmd_store(struct kv_conn *c, struct kv_line *l, enum kv_store_op op)
+{
+    int want = op == KV_CAS ? 6 : 5;
+    uint64_t flags, bytes, cas = 0;
+    int64_t exptime;
+    c->noreply = l->n == want + 1 && !strcmp(l->tok[want], "noreply");
+    if (l->len[1] > KV_KEY_MAX || !kv_parse_u64s(l->tok[2], &flags) || flags > UINT32_MAX ||
+        !kv_parse_i64s(l->tok[3], &exptime) || !kv_parse_u64s(l->tok[4], &bytes) ||
+        bytes > INT32_MAX || (op == KV_CAS && !kv_parse_u64s(l->tok[5], &cas)) ||
+        (l->n == want + 1 && !c->noreply)) {
+        c->noreply = 0;
+        kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
+        return;
+    }
+    int why;
+    kv_item *it = kv_alloc(l->tok[1], l->len[1], (uint32_t)flags, kv_abs_exptime(exptime, kv_now()),
+                           (size_t)bytes, &why);
+    kv_tstat_add(c->stats, KV_TS_cmd_set, 1);
+    if (!it) {
+        kv_reply(c, why == KV_TOO_LARGE ? "SERVER_ERROR object too large for cache"
+                                        : "SERVER_ERROR out of memory storing object");
+        c->swallow = (size_t)bytes + 2;
+        if (op == KV_SET) /* memcached drops the old value rather than keep a stale one */
+            kv_delete(l->tok[1], l->len[1]);
+        return;
+    }
+    c->item = it;
+    c->item_off = 0;
+    c->store_op = op;
+    c->store_cas = cas;
+}
+
+static const char *kv_store_answer(struct kv_conn *c, int res, int op)
+{
+    if (op == KV_CAS)
+        kv_tstat_add(c->stats, res == KV_STORED   ? KV_TS_cas_hits
+                               : res == KV_EXISTS ? KV_TS_cas_badval
+                                                  : KV_TS_cas_misses, 1);
+    switch (res) {
+    case KV_STORED: return "STORED";
+    case KV_EXISTS: return "EXISTS";
+    case KV_NOT_FOUND: return "NOT_FOUND";
+    case KV_NO_MEMORY: return "SERVER_ERROR out of memory storing object";
+    default: return "NOT_STORED";
+    }
+}
+
+int kv_text_value(struct kv_conn *c)
+{
+    kv_item *it = c->item;
+    size_t total = (size_t)it->nbytes + 2;
+    while (c->item_off < total && c->rlen > 0) {
+        size_t n = total - c->item_off;
+        if (n > c->rlen)
+            n = c->rlen;
+        const char *src = c->rbuf + c->rpos;
+        size_t v = c->item_off < it->nbytes ? it->nbytes - c->item_off : 0;
+        if (v > n)
+            v = n;
+        memcpy(KV_ITEM_VALUE(it) + c->item_off, src, v);
+        for (size_t i = v; i < n; i++)
+            c->tail[c->item_off + i - it->nbytes] = src[i];
+        c->item_off += n;
+        kv_consume(c, n);
+    }
+    if (c->item_off < total)
+        return 0;
+    c->item = NULL;
+    if (c->tail[0] != '\r' || c->tail[1] != '\n') {
+        kv_outs(c, "CLIENT_ERROR bad data chunk\r\n");
+    } else {
+        uint64_t cas = c->store_cas;
+        int res = kv_store(it, (enum kv_store_op)c->store_op, &cas);
+        kv_reply(c, kv_store_answer(c, res, c->store_op));
+    }
+    kv_release(it);
+    c->noreply = 0;
+    return 1;
+}
+
+static void kv_cmd_delta(struct kv_conn *c, struct kv_line *l, int incr)
+{
+    uint64_t delta, value = 0, cas = 0;
+    c->noreply = l->n == 4 && !strcmp(l->tok[3], "noreply");
+    if (l->len[1] > KV_KEY_MAX) {
+        kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
+        return;
+    }
+    if (!kv_parse_u64s(l->tok[2], &delta)) {
+        kv_outs(c, "CLIENT_ERROR invalid numeric delta argument\r\n");
+        return;
+    }
+    int res = kv_delta(l->tok[1], l->len[1], incr, delta, &value, &cas);
+    enum kv_tstat_id hit = incr ? KV_TS_incr_hits : KV_TS_decr_hits;
+    kv_tstat_add(c->stats, res == KV_NOT_FOUND ? hit - 1 : hit, 1);
+    char buf[32];
+    switch (res) {
+    case KV_OK:
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)value);
+        kv_reply(c, buf);
+        break;
+    case KV_NOT_FOUND: kv_reply(c, "NOT_FOUND"); break;
+    case KV_NON_NUMERIC:
+        kv_reply(c, "CLIENT_ERROR cannot increment or decrement non-numeric value");
+        break;
+    default: kv_reply(c, "SERVER_ERROR out of memory"); break;
+    }
+}
+
+static void kv_cmd_stats(struct kv_conn *c, struct kv_line *l)
+{
+    if (l->n == 2 && !strcmp(l->tok[1], "reset")) {
+        kv_stats_reset();
+        kv_outs(c, "RESET\r\n");
+        return;
+    }
+    static __thread char *buf;
+    const size_t cap = 64 * 1024;
+    if (!buf && !(buf = malloc(cap)))
+        abort();
+    int n = l->n > 2 ? -1 : kv_stats_report(l->n == 2 ? l->tok[1] : "", buf, cap);
+    if (n < 0) {
+        kv_outs(c, "ERROR\r\n");
+        return;
+    }
+    kv_out(c, buf, (size_t)n);
+    kv_outs(c, "END\r\n");
+}
+
+/* The commands with a fixed shape; returns 0 if `cmd` is none of them. */
+static int kv_dispatch(struct kv_conn *c, struct kv_line *l)
+{
+    const char *cmd = l->tok[0];
+    int n = l->n;
+    int64_t t;
+    uint64_t u;
+    if ((!strcmp(cmd, "get") || !strcmp(cmd, "gets")) && n >= 2) {
+        kv_cmd_get(c, l, 1, cmd[3] == 's', 0, 0);
+    } else if ((!strcmp(cmd, "gat") || !strcmp(cmd, "gats")) && n >= 3) {
+        if (!kv_parse_i64s(l->tok[1], &t))
+            kv_outs(c, "CLIENT_ERROR invalid exptime argument\r\n");
+        else
+            kv_cmd_get(c, l, 2, cmd[3] == 's', 1, kv_abs_exptime(t, kv_now()));
+    } else if (!strcmp(cmd, "set") && (n == 5 || n == 6)) {
+        kv_cmd_store(c, l, KV_SET);
+    } else if (!strcmp(cmd, "add") && (n == 5 || n == 6)) {
+        kv_cmd_store(c, l, KV_ADD);
+    } else if (!strcmp(cmd, "replace") && (n == 5 || n == 6)) {
+        kv_cmd_store(c, l, KV_REPLACE);
+    } else if (!strcmp(cmd, "append") && (n == 5 || n == 6)) {
+        kv_cmd_store(c, l, KV_APPEND);
+    } else if (!strcmp(cmd, "prepend") && (n == 5 || n == 6)) {
+        kv_cmd_store(c, l, KV_PREPEND);
+    } else if (!strcmp(cmd, "cas") && (n == 6 || n == 7)) {
+        kv_cmd_store(c, l, KV_CAS);
+    } else if ((!strcmp(cmd, "incr") || !strcmp(cmd, "decr")) && (n == 3 || n == 4)) {
+        kv_cmd_delta(c, l, cmd[0] == 'i');
+    } else if (!strcmp(cmd, "delete") && n >= 2 && n <= 4) {
+        int noreply = !strcmp(l->tok[n - 1], "noreply");
+        if (n > 3 || (n == 3 && !noreply && strcmp(l->tok[2], "0")) ||
+            (n == 4 && (strcmp(l->tok[2], "0") || !noreply))) {
+            kv_outs(c, "CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]\r\n");
+        } else if (l->len[1] > KV_KEY_MAX) {
+            kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
+        } else {
+            c->noreply = noreply;
+            int res = kv_delete(l->tok[1], l->len[1]);
+            kv_tstat_add(c->stats, res == KV_DELETED ? KV_TS_delete_hits : KV_TS_delete_misses, 1);
+            kv_reply(c, res == KV_DELETED ? "DELETED" : "NOT_FOUND");
+        }
+    } else if (!strcmp(cmd, "touch") && (n == 3 || n == 4)) {
+        c->noreply = n == 4 && !strcmp(l->tok[3], "noreply");
+        if (l->len[1] > KV_KEY_MAX) {
+            kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
+        } else if (!kv_parse_i64s(l->tok[2], &t)) {
+            kv_outs(c, "CLIENT_ERROR invalid exptime argument\r\n");
+        } else {
+            int res = kv_touch(l->tok[1], l->len[1], kv_abs_exptime(t, kv_now()));
+            kv_tstat_add(c->stats, KV_TS_cmd_touch, 1);
+            kv_tstat_add(c->stats, res == KV_TOUCHED ? KV_TS_touch_hits : KV_TS_touch_misses, 1);
+            kv_reply(c, res == KV_TOUCHED ? "TOUCHED" : "NOT_FOUND");
+        }
+    } else if (!strcmp(cmd, "flush_all") && n <= 3) {
+        c->noreply = !strcmp(l->tok[n - 1], "noreply");
+        int args = n - 1 - c->noreply;
+        if (args > 1 || (args == 1 && !kv_parse_i64s(l->tok[1], &t))) {
+            kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
+        } else {
+            kv_flush(args == 1 ? t : 0);
+            kv_tstat_add(c->stats, KV_TS_cmd_flush, 1);
+            kv_reply(c, "OK");
+        }
+    } else if (!strcmp(cmd, "stats")) {
+        kv_cmd_stats(c, l);
+    } else if (!strcmp(cmd, "version") && n == 1) {
+        kv_outs(c, "VERSION " KV_VERSION "\r\n");
+    } else if (!strcmp(cmd, "verbosity") && (n == 2 || n == 3)) {
+        c->noreply = !strcmp(l->tok[n - 1], "noreply");
+        if (kv_parse_u64s(l->tok[1], &u))
+            kv_settings.verbose = u > 2 ? 2 : (int)u;
+        kv_reply(c, "OK");
+    } else if (!strcmp(cmd, "quit") && n == 1) {
+        c->closing = 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int kv_text_step(struct kv_conn *c)
+{
+    char *line = c->rbuf + c->rpos;
+    char *nl = memchr(line, '\n', c->rlen);
+    if (!nl) {
+        int is_get = c->rlen >= 4 && (!strncmp(line, "get ", 4) || !strncmp(line, "gets", 4));
+        if (c->rlen > (is_get ? KV_GETLINE_MAX : KV_LINE_MAX)) {
+            kv_outs(c, "CLIENT_ERROR line too long\r\n");
+            c->closing = 1;
+            kv_consume(c, c->rlen);
+        }
+        return 0;
+    }
+    size_t used = (size_t)(nl - line) + 1;
+    *nl = '\0';
+    if (nl > line && nl[-1] == '\r')
+        nl[-1] = '\0';
+    struct kv_line l;
+    kv_tokenize(line, &l);
+    c->noreply = 0;
+    if (l.n == 0 || !kv_dispatch(c, &l))
+        kv_outs(c, "ERROR\r\n");
+    if (!c->item)
+        c->noreply = 0;
+    kv_consume(c, used);
+    return 1;
+}
