@@ -87,6 +87,10 @@ static void kv_process(struct kv_conn *c)
                 break;
             kv_consume(c, n);
             c->swallow -= n;
+            if (!c->swallow && c->swallow_reply) {
+                kv_outs(c, c->swallow_reply);
+                c->swallow_reply = NULL;
+            }
             continue;
         }
         if (c->item) {

@@ -33,6 +33,7 @@ struct kv_conn {
     uint64_t store_cas;
     int noreply;
     size_t swallow; /* input bytes still to discard */
+    const char *swallow_reply; /* sent once they have been */
 };
 
 /* Appends n bytes / a string to the replies. */

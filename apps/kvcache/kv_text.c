@@ -148,8 +148,10 @@ static void kv_cmd_store(struct kv_conn *c, struct kv_line *l, enum kv_store_op 
                            (size_t)bytes, &why);
     kv_tstat_add(c->stats, KV_TS_cmd_set, 1);
     if (!it) {
-        kv_reply(c, why == KV_TOO_LARGE ? "SERVER_ERROR object too large for cache"
-                                        : "SERVER_ERROR out of memory storing object");
+        /* answered once the value has been read and dropped, as memcached does */
+        c->swallow_reply = c->noreply ? NULL
+                           : why == KV_TOO_LARGE ? "SERVER_ERROR object too large for cache\r\n"
+                                                 : "SERVER_ERROR out of memory storing object\r\n";
         c->swallow = (size_t)bytes + 2;
         if (op == KV_SET) /* memcached drops the old value rather than keep a stale one */
             kv_delete(l->tok[1], l->len[1]);
@@ -314,8 +316,10 @@ static int kv_dispatch(struct kv_conn *c, struct kv_line *l)
     } else if (!strcmp(cmd, "flush_all") && n <= 3) {
         c->noreply = !strcmp(l->tok[n - 1], "noreply");
         int args = n - 1 - c->noreply;
-        if (args > 1 || (args == 1 && !kv_parse_i64s(l->tok[1], &t))) {
+        if (args > 1) {
             kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
+        } else if (args == 1 && !kv_parse_i64s(l->tok[1], &t)) {
+            kv_outs(c, "CLIENT_ERROR invalid exptime argument\r\n");
         } else {
             kv_flush(args == 1 ? t : 0);
             kv_tstat_add(c->stats, KV_TS_cmd_flush, 1);
