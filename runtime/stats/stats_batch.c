@@ -2,7 +2,7 @@
  * is started or replaced, every descriptor's batch is folded for the report. */
 #include "stats.h"
 
-int32_t tm_stats_whole_cap = INT32_MAX; /* TM_STATS_WHOLE_LIVE with a shared segment */
+int32_t tm_stats_whole_cap = INT32_MAX; /* 0 with a shared segment: no batches */
 
 /* The batch's attempts go to its site (stats_batch.h). */
 void tm_stats_whole_fold(tm_tx *tx)
@@ -30,6 +30,13 @@ void tm_stats_whole_load(tm_tx *tx, bool serial)
 {
     uintptr_t pc = (uintptr_t)tx->jb0.pc;
     tm_site *s = tx->stats_l0;
+    if (tm_stats_whole_cap <= 0) {
+        /* No batches (a shared segment): a batch pc no attempt has, so that checkpoint.S counts
+         * the attempts of the thread's last site into the site itself, as it does beside a batch
+         * of another site, instead of coming here each time. */
+        tx->stats_w_pc = TM_STATS_W_NONE;
+        return;
+    }
     if (tx->stats_site || tx->stats_t0 || tx->stats_l0_pc != pc || s->t_left <= 1)
         return;
     if (tx->stats_w_site)

@@ -15,13 +15,18 @@
  * runs out, before another attempt of its site is counted by the C paths (the batch holds part
  * of the site's countdown, t_left, which they use), when the thread exits, and when the report
  * is written. A batch holds at most the site's countdown, so the timed attempt comes when the
- * stride says, and with a shared segment at most TM_STATS_WHOLE_LIVE attempts, so `tmkit stat`
- * lags a thread's site by at most that many. */
-#define TM_STATS_WHOLE_LIVE 64
-extern int32_t tm_stats_whole_cap TM_HIDDEN; /* largest batch: TM_STATS_WHOLE_LIVE or INT32_MAX */
+ * stride says. With a shared segment there are no batches: every attempt is counted into the
+ * site at once (3 more instructions and the site's line), because a batch's count lives where
+ * only its thread can fold it: `tmkit stat` lagged up to 64 attempts behind a thread that
+ * stopped transacting, and a process that ended without its exit hooks (_exit, kill -9, a
+ * crash, execve) lost them for good (8-58 of 10,000 per forked child, 2026-11-24). */
+extern int32_t tm_stats_whole_cap TM_HIDDEN; /* largest batch: INT32_MAX, or 0 (none) */
 TM_HIDDEN void tm_stats_whole_fold(tm_tx *tx);
 TM_HIDDEN void tm_stats_whole_load(tm_tx *tx, bool serial);
 TM_HIDDEN void tm_stats_whole_fold_all(void);
+
+/* The batch pc when batches are off: no site's (1 is the "other sites" pseudo-site's). */
+#define TM_STATS_W_NONE ((uintptr_t)1)
 
 /* The batch pc's tag for serial attempts: user-space code addresses have bit 63 clear. */
 #define TM_STATS_W_SERIAL (1ull << TM_STATS_SERIAL_BIT)

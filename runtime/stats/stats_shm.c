@@ -121,7 +121,10 @@ void tm_stats_shm_configure(const char *name)
     }
     tm_shm_unlock();
     tm_stats_shm_on = true;
-    tm_stats_whole_cap = TM_STATS_WHOLE_LIVE; /* the live view sees batches soon (stats_batch.h) */
+    /* No batches: every attempt is counted into the block at once, so the live view and the
+     * segment after any end of the process (_exit, kill -9, a crash, execve) are exact
+     * (stats_batch.h). */
+    tm_stats_whole_cap = 0;
 }
 
 /* Adds one dead block's counts to the archive (caller holds the segment lock). */

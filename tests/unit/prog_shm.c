@@ -6,8 +6,12 @@
  *   prog_shm forkmid N   the main thread runs N transactions at SITE_WORK alone, forks a child
  *                        that runs N more (and exits normally), then runs N more itself.
  *   prog_shm idle N FILE the main thread runs N transactions at SITE_WORK alone, then waits
- *                        until FILE exists (at most 30 s): what the live view shows meanwhile. */
+ *                        until FILE exists (at most 30 s): what the live view shows meanwhile.
+ *   prog_shm end N HOW   the main thread runs N transactions at SITE_WORK alone, then ends
+ *                        without its exit hooks: HOW is _exit, segv (a null store) or exec
+ *                        (execv of /bin/true). The segment must hold all N. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +85,22 @@ int main(int argc, char **argv)
             usleep(10000);
         return 0;
     }
+    if (argc == 4 && strcmp(argv[1], "end") == 0) {
+        per_thread = atol(argv[2]);
+        work(NULL);
+        if (strcmp(argv[3], "_exit") == 0)
+            _exit(0);
+        if (strcmp(argv[3], "segv") == 0) {
+            *(volatile long *)(uintptr_t)(counter < 0) = 1; /* address 0: SIGSEGV */
+            return 3;
+        }
+        if (strcmp(argv[3], "exec") == 0) {
+            char *const args[] = {"true", NULL};
+            execv("/bin/true", args);
+            return 4;
+        }
+        return 2;
+    }
     if (argc == 3 && strcmp(argv[1], "run") == 0) {
         time_t end = time(NULL) + 30;
         per_thread = 1000;
@@ -89,6 +109,7 @@ int main(int argc, char **argv)
                 __transaction_atomic { counter++; }
         return 0;
     }
-    fprintf(stderr, "usage: prog_shm fork N | run STOPFILE | forkmid N | idle N STOPFILE\n");
+    fprintf(stderr, "usage: prog_shm fork N | run STOPFILE | forkmid N | idle N STOPFILE | "
+                    "end N _exit|segv|exec\n");
     return 2;
 }

@@ -71,10 +71,10 @@ expect_rc 0 env TMKIT_STATS_SHM=$name "$SHM_PROG" fork 2000
 "$DUMP" $name > "$d/snap.json"
 check "$d/snap.json" 8000 4
 
-# Batches of whole attempts (runtime/stats/stats.h): a child forked in the middle of one counts
-# none of the parent's attempts (shared segment and private files alike), and a thread that
-# stops transacting shows all but fewer than TM_STATS_WHOLE_LIVE (64) of its attempts live, and
-# all of them once it exits.
+# Batches of whole attempts (runtime/stats/stats_batch.h): a child forked in the middle of one
+# counts none of the parent's attempts (private files); with a shared segment there are none, so
+# a thread that stops transacting shows all of its attempts live, and a process that ends
+# without its exit hooks (_exit, kill -9, SIGSEGV, execve) leaves all of them in the segment.
 expect_rc 0 env TMKIT_STATS_SHM=$name "$SHM_PROG" forkmid 3000
 "$DUMP" $name > "$d/snap.json"
 check "$d/snap.json" 9000 2
@@ -98,8 +98,26 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 pid = int(sys.argv[3])
 live = next(p for p in a["processes"] if p["pid"] == pid)["commits"]
 done = next(p for p in b["processes"] if p["pid"] == pid)["commits"]
-assert 5000 - 64 < live <= 5000 and done == 5000, (live, done)
+assert live == 5000 and done == 5000, (live, done)
 PY
+env TMKIT_STATS_SHM=$name "$SHM_PROG" idle 5000 "$d/stop3" & pid=$!
+await_pid $pid "the idle program"
+kill -9 $pid; wait $pid 2>/dev/null
+"$DUMP" $name > "$d/k.json"
+python3 - "$d/k.json" $pid <<'PY' || fail "kill -9 lost counts: $(cat "$d/k.json")"
+import json, sys
+p = next(p for p in json.load(open(sys.argv[1]))["processes"] if p["pid"] == int(sys.argv[2]))
+assert p["commits"] == 5000 and p["state"] == "died", p
+PY
+for how in _exit segv exec; do
+    env TMKIT_STATS_SHM=$name "$SHM_PROG" end 7000 $how 2>/dev/null
+    "$DUMP" $name > "$d/e.json" || fail "$how: segment unreadable"
+    python3 - "$d/e.json" $how <<'PY' || fail "ending by $2 lost counts: $(cat "$d/e.json")"
+import json, sys
+ps = [p for p in json.load(open(sys.argv[1]))["processes"] if p["pid"]]
+assert sum(p["commits"] for p in ps) == 7000, ps
+PY
+done
 
 # tmkit run --live-name sets the variable; bad names are refused by the runtime and the CLI.
 expect_rc 0 "$ROOT/bin/tmkit" run --live-name $name -- "$SHM_PROG" fork 2000
