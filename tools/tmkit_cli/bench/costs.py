@@ -6,16 +6,14 @@ an empty transaction, one read, one write, nested transactions (flattened, close
 handler, malloc/free, the retry loop, tm_counter_add, tm_atomic_* in and out of transactions,
 a serial-irrevocable switch, and a reference count kept three ways inside a larger transaction
 and outside one. Output: bench/results/<date>-costs/ (summary.md, costs.csv) unless --out."""
-import argparse
-import csv
-import datetime
 import os
 import statistics
 import subprocess
 import sys
 
 from .. import paths
-from .execute import base_env, git_revision, loadavg, machine_info, parse_line
+from . import standalone
+from .execute import base_env, parse_line
 
 OPS = [
     ("empty", "empty transaction"),
@@ -65,23 +63,13 @@ def instructions(prog, op, env):
 
 
 def run(argv, root):
-    ap = argparse.ArgumentParser(prog="tmkit bench costs", description=__doc__.split("\n")[0])
-    ap.add_argument("--repeats", type=int, default=5, help="timed runs per cell (default 5)")
-    ap.add_argument("--quick", action="store_true", help="one timed run, no callgrind")
-    ap.add_argument("--out", help="output directory (default bench/results/<date>-costs/)")
-    args = ap.parse_args(argv)
-    repeats = 1 if args.quick else args.repeats
-    if repeats < 1:
-        ap.error("--repeats must be at least 1")
+    args, repeats = standalone.parse("costs", __doc__, argv, "timed runs per cell")
     prog = os.path.join(paths.bindir(root), "costs")
     if not os.path.exists(prog):
         print(f"tmkit bench costs: {prog} missing; run `make build`", file=sys.stderr)
         return 2
     lib = paths.libdir(root)
-    date = datetime.datetime.now()
-    out = args.out or os.path.join(root, "bench", "results", date.strftime("%Y-%m-%d") + "-costs")
-    os.makedirs(out, exist_ok=True)
-    meta = {"machine": machine_info(), "revision": git_revision(root), "load_start": loadavg()}
+    out, date, meta = standalone.start(root, "costs", args)
     configs = ALGOS + ["libitm"]
     rows, failed = [], []
     for op, _ in OPS:
@@ -101,11 +89,7 @@ def run(argv, root):
                          "instructions": f"{ins:.0f}" if ins is not None else ""})
             print(f"  {op:<16} {cfg:<11} {rows[-1]['ns'] and round(rows[-1]['ns'], 2)} ns "
                   f"{rows[-1]['instructions']} instr", flush=True)
-    meta["load_end"] = loadavg()
-    with open(os.path.join(out, "costs.csv"), "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    standalone.finish(meta, out, rows, "costs.csv")
     cmd = "bin/tmkit bench costs" + (" --quick" if args.quick else f" --repeats {repeats}") + \
         (f" --out {args.out}" if args.out else "")
     write_summary(os.path.join(out, "summary.md"), rows, configs, meta, date, cmd, repeats, failed)
@@ -115,12 +99,7 @@ def run(argv, root):
 
 def write_summary(path, rows, configs, meta, date, cmd, repeats, failed):
     cell = {(r["op"], r["config"]): r for r in rows}
-    L = ["# tmkit benchmarks: costs (one thread)", "",
-         f"- date: {date:%Y-%m-%d %H:%M}", f"- command: `{cmd}`",
-         f"- machine: {meta['machine']['nproc']} CPUs, {meta['machine']['cpu']}, Linux "
-         f"{meta['machine']['kernel']}; load average {meta['load_start']} at start, "
-         f"{meta['load_end']} at end",
-         f"- tmkit revision: {meta['revision']}",
+    L = standalone.header("costs (one thread)", meta, date, cmd) + [
          f"- method: bench/programs/costs.c, one thread; ns = median of {repeats} runs of "
          f"{N_TIME:,} operations; instructions = callgrind, ({N_CG[1]:,} ops - {N_CG[0]:,} ops) / "
          f"{N_CG[1] - N_CG[0]:,}, including the loop. `adaptive` at one thread runs GCC's "

@@ -11,15 +11,13 @@ Each run is timed as a whole (wall seconds, CPU seconds over wall = cores used);
 configuration of a point runs back to back in each repeat (order rotated), medians over the
 repeats. Speed-up = the 1-worker lock time over the configuration's time.
 Output: bench/results/<date>-prime/ (summary.md, runs.csv) unless --out."""
-import argparse
-import csv
-import datetime
 import os
 import statistics
 import sys
 
 from .. import paths
-from .execute import base_env, describe_rc, git_revision, loadavg, machine_info, parse_line
+from . import standalone
+from .execute import base_env, describe_rc, parse_line
 from .hang import run_limited
 
 # (label, binary, --sync, runtime): the configurations compared at every point.
@@ -34,24 +32,18 @@ WORKERS = (1, 2, 4)
 
 
 def run(argv, root):
-    ap = argparse.ArgumentParser(prog="tmkit bench prime", description=__doc__.split("\n")[0])
-    ap.add_argument("--repeats", type=int, default=5, help="runs per configuration (default 5)")
-    ap.add_argument("--count", type=int, default=200000, help="numbers to test (default 200000)")
-    ap.add_argument("--quick", action="store_true", help="one short repeat")
-    ap.add_argument("--out", help="output directory (default bench/results/<date>-prime/)")
-    args = ap.parse_args(argv)
-    repeats, count = (1, 20000) if args.quick else (args.repeats, args.count)
-    if repeats < 1 or count < 1:
-        ap.error("--repeats and --count must be at least 1")
+    args, repeats = standalone.parse("prime", __doc__, argv, "runs per configuration", lambda ap: ap.add_argument(
+        "--count", type=int, default=200000, help="numbers to test (default 200000)"))
+    count = 20000 if args.quick else args.count
+    if count < 1:
+        print("tmkit bench prime: --count must be at least 1", file=sys.stderr)
+        return 2
     bindir, lib = paths.bindir(root), paths.libdir(root)
     for b in ("prime-tm", "prime-lock"):
         if not os.path.exists(os.path.join(bindir, b)):
             print(f"tmkit bench prime: {bindir}/{b} missing; run `make build`", file=sys.stderr)
             return 2
-    date = datetime.datetime.now()
-    out = args.out or os.path.join(root, "bench", "results", date.strftime("%Y-%m-%d") + "-prime")
-    os.makedirs(out, exist_ok=True)
-    meta = {"machine": machine_info(), "revision": git_revision(root), "load_start": loadavg()}
+    out, date, meta = standalone.start(root, "prime", args)
     runs = []
     for r in range(repeats):
         for n in WORKERS:
@@ -71,11 +63,7 @@ def run(argv, root):
                              "prints": f.get("prints", "") if ok else "",
                              "status": "ok" if ok else describe_rc(rc) + (": " + err[-200:] if err else "")})
                 print(f"  n={n} {label:<13} {runs[-1]['seconds'] or runs[-1]['status']} s", flush=True)
-    meta["load_end"] = loadavg()
-    with open(os.path.join(out, "runs.csv"), "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(runs[0]))
-        w.writeheader()
-        w.writerows(runs)
+    standalone.finish(meta, out, runs, "runs.csv")
     cmd = "bin/tmkit bench prime" + (" --quick" if args.quick else f" --repeats {repeats}") + \
         (f" --count {count}" if not args.quick and count != 200000 else "") + \
         (f" --out {args.out}" if args.out else "")
@@ -91,12 +79,7 @@ def median_of(runs, n, label, key):
 
 def write_summary(path, runs, meta, date, cmd, repeats, count):
     labels = [c[0] for c in CONFIGS]
-    L = ["# tmkit benchmarks: prime (lock groups)", "",
-         f"- date: {date:%Y-%m-%d %H:%M}", f"- command: `{cmd}`",
-         f"- machine: {meta['machine']['nproc']} CPUs, {meta['machine']['cpu']}, Linux "
-         f"{meta['machine']['kernel']}; load average {meta['load_start']} at start, "
-         f"{meta['load_end']} at end",
-         f"- tmkit revision: {meta['revision']}",
+    L = standalone.header("prime (lock groups)", meta, date, cmd) + [
          f"- method: {count:,} numbers from 10^9 on; {repeats} repeats, configurations interleaved (order "
          "rotated each repeat); medians. `-libitm`: the same binary on the system libitm (a "
          "group is a pthread read-write lock there).", "",

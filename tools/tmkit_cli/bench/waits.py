@@ -8,15 +8,13 @@
 Every configuration of a point runs back to back in each repeat (order rotated), medians over
 the repeats; the ratios are to the condition-variable version of the same point.
 Output: bench/results/<date>-waits/ (summary.md, runs.csv) unless --out."""
-import argparse
-import csv
-import datetime
 import os
 import statistics
 import sys
 
 from .. import paths
-from .execute import base_env, describe_rc, git_revision, loadavg, machine_info, parse_line
+from . import standalone
+from .execute import base_env, describe_rc, parse_line
 from .hang import run_limited
 
 # (label, build, impl, env): the configurations compared at every point.
@@ -42,23 +40,13 @@ FIGURE = {"idle": ("cpu_pct", "% of a core", False), "pingpong": ("ns_per_handof
 
 
 def run(argv, root):
-    ap = argparse.ArgumentParser(prog="tmkit bench waits", description=__doc__.split("\n")[0])
-    ap.add_argument("--repeats", type=int, default=5, help="runs per configuration (default 5)")
-    ap.add_argument("--quick", action="store_true", help="one short repeat of fewer points")
-    ap.add_argument("--out", help="output directory (default bench/results/<date>-waits/)")
-    args = ap.parse_args(argv)
-    repeats = 1 if args.quick else args.repeats
-    if repeats < 1:
-        ap.error("--repeats must be at least 1")
+    args, repeats = standalone.parse("waits", __doc__, argv, "runs per configuration")
     bindir, lib = paths.bindir(root), paths.libdir(root)
     for b in ("tm", "cond"):
         if not os.path.exists(os.path.join(bindir, f"waits-{b}")):
             print(f"tmkit bench waits: {bindir}/waits-{b} missing; run `make build`", file=sys.stderr)
             return 2
-    date = datetime.datetime.now()
-    out = args.out or os.path.join(root, "bench", "results", date.strftime("%Y-%m-%d") + "-waits")
-    os.makedirs(out, exist_ok=True)
-    meta = {"machine": machine_info(), "revision": git_revision(root), "load_start": loadavg()}
+    out, date, meta = standalone.start(root, "waits", args)
     runs, pts = [], points(args.quick)
     for r in range(repeats):
         for mode, n, margs in pts:
@@ -76,11 +64,7 @@ def run(argv, root):
                              "value": f.get(key, "") if ok else "",
                              "status": "ok" if ok else describe_rc(rc) + (": " + err[-200:] if err else "")})
                 print(f"  {mode:<8} n={n} {label:<8} {runs[-1]['value'] or runs[-1]['status']}", flush=True)
-    meta["load_end"] = loadavg()
-    with open(os.path.join(out, "runs.csv"), "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(runs[0]))
-        w.writeheader()
-        w.writerows(runs)
+    standalone.finish(meta, out, runs, "runs.csv")
     cmd = "bin/tmkit bench waits" + (" --quick" if args.quick else f" --repeats {repeats}") + \
         (f" --out {args.out}" if args.out else "")
     write_summary(os.path.join(out, "summary.md"), runs, pts, meta, date, cmd, repeats)
@@ -95,12 +79,7 @@ def median_of(runs, mode, n, label):
 
 
 def write_summary(path, runs, pts, meta, date, cmd, repeats):
-    L = ["# tmkit benchmarks: waits", "",
-         f"- date: {date:%Y-%m-%d %H:%M}", f"- command: `{cmd}`",
-         f"- machine: {meta['machine']['nproc']} CPUs, {meta['machine']['cpu']}, Linux "
-         f"{meta['machine']['kernel']}; load average {meta['load_start']} at start, "
-         f"{meta['load_end']} at end",
-         f"- tmkit revision: {meta['revision']}",
+    L = standalone.header("waits", meta, date, cmd) + [
          f"- method: {repeats} repeats, configurations interleaved (order rotated each repeat); "
          "medians; ratios to `condvar` (pthread mutex + condition variables) of the same point", "",
          "| mode | threads | figure | condvar | tm-retry | tm-cond | tm-busy | retry / condvar | "

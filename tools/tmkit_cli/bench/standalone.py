@@ -1,0 +1,50 @@
+"""What the experiments with runners of their own share (`tmkit bench waits`, `prime`,
+`costs`): their common options, the output folder, the run's metadata and the CSV of runs."""
+import argparse
+import csv
+import datetime
+import os
+
+from .execute import git_revision, loadavg, machine_info
+
+
+def parse(name, doc, argv, repeats_help, extra=None):
+    """(args, repeats) for `tmkit bench NAME`: --repeats, --quick, --out, plus what `extra`
+    (a function of the parser) adds."""
+    ap = argparse.ArgumentParser(prog=f"tmkit bench {name}", description=doc.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=5, help=f"{repeats_help} (default 5)")
+    ap.add_argument("--quick", action="store_true", help="one short repeat")
+    ap.add_argument("--out", help=f"output directory (default bench/results/<date>-{name}/)")
+    if extra:
+        extra(ap)
+    args = ap.parse_args(argv)
+    repeats = 1 if args.quick else args.repeats
+    if repeats < 1:
+        ap.error("--repeats must be at least 1")
+    return args, repeats
+
+
+def start(root, name, args):
+    """(output folder, created; date; metadata with the load at the start)."""
+    date = datetime.datetime.now()
+    out = args.out or os.path.join(root, "bench", "results", date.strftime("%Y-%m-%d") + f"-{name}")
+    os.makedirs(out, exist_ok=True)
+    return out, date, {"machine": machine_info(), "revision": git_revision(root), "load_start": loadavg()}
+
+
+def finish(meta, out, rows, csv_name):
+    """Records the load at the end and writes the rows as CSV."""
+    meta["load_end"] = loadavg()
+    with open(os.path.join(out, csv_name), "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def header(title, meta, date, cmd):
+    """The summary's first lines: title, date, command, machine, revision."""
+    m = meta["machine"]
+    return [f"# tmkit benchmarks: {title}", "", f"- date: {date:%Y-%m-%d %H:%M}", f"- command: `{cmd}`",
+            f"- machine: {m['nproc']} CPUs, {m['cpu']}, Linux {m['kernel']}; load average "
+            f"{meta['load_start']} at start, {meta['load_end']} at end",
+            f"- tmkit revision: {meta['revision']}"]
