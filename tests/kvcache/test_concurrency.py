@@ -142,6 +142,14 @@ def churn_test(port, expand, nconn=4, ops=300, nkeys=8000):
         time.sleep(0.1)
     F.check(s.get(b"curr_items", -1) >= 0 and s.get(b"bytes", -1) >= 0, f"counters {s.get(b'curr_items')} {s.get(b'bytes')}")
     if expand:
+        # no evictions at the default -m: the item count is exact
+        keys = [f"fill-{i}-{j}" for i in range(nconn) for j in range(nkeys // nconn)]
+        keys += [f"key-{n}" for n in range(64)] + ["ctr", "race"]
+        present = 0
+        for n in range(0, len(keys), 500):
+            present += len(c.get_many(keys[n:n + 500]))
+        F.eq(s.get(b"curr_items"), present, "curr_items equals the keys present")
+        F.eq(s.get(b"evictions"), 0, "no evictions at the default -m")
         F.check(s.get(b"hash_power_level", 0) >= 13,
                 f"hash table expanded (level {s.get(b'hash_power_level')})")
     else:
