@@ -12,7 +12,7 @@ from kv_harness import server
 def main():
     tool, target = sys.argv[1], sys.argv[2]
     with server(target, ["-t", "2"]) as port:
-        r = subprocess.run([tool, "-h", "127.0.0.1", "-p", str(port), "-t", "5"],
+        r = subprocess.run([tool, "-h", "127.0.0.1", "-p", str(port), "-t", "1"],
                            capture_output=True, text=True, timeout=50)
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)
