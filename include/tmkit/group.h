@@ -56,7 +56,12 @@ void tmkit_group_exit(tm_group_t *const *groups) __attribute__((weak));
 void tmkit_group_lock(tm_group_t *const *groups) __attribute__((weak));
 void tmkit_group_unlock(tm_group_t *const *groups) __attribute__((weak));
 
-/* The libitm fallback: the list in address order (the one order), each lock taken once. */
+enum { TMKIT__GROUP_ENTER, TMKIT__GROUP_EXIT, TMKIT__GROUP_LOCK, TMKIT__GROUP_UNLOCK };
+
+#ifndef TMKIT_NO_TM
+/* The libitm fallback: the list in address order (the one order), each lock taken once. (Not
+ * shown to the clang front end of `tmkit advise`, which would take its read-write lock calls
+ * for the program's own critical sections.) */
 static inline __attribute__((unused)) int tmkit__group_sorted(tm_group_t *const *list, tm_group_t **out)
 {
     int n = 0;
@@ -74,8 +79,6 @@ static inline __attribute__((unused)) int tmkit__group_sorted(tm_group_t *const 
     return n;
 }
 
-enum { TMKIT__GROUP_ENTER, TMKIT__GROUP_EXIT, TMKIT__GROUP_LOCK, TMKIT__GROUP_UNLOCK };
-
 static inline __attribute__((unused)) void tmkit__group_fallback(int op, tm_group_t *const *list)
 {
     tm_group_t *g[16];
@@ -90,6 +93,9 @@ static inline __attribute__((unused)) void tmkit__group_fallback(int op, tm_grou
             pthread_rwlock_unlock(&x->fallback);
     }
 }
+#else
+void tmkit__group_fallback(int op, tm_group_t *const *list);
+#endif
 
 /* Always inlined, so that the profile's site is the caller's line. */
 static inline __attribute__((always_inline, unused)) void tmkit__group_do(int op, tm_group_t *const *list)

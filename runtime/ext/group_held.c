@@ -1,0 +1,100 @@
+/* Lock groups (group.c): the groups a thread holds, in its descriptor (ext.gslot, which
+ * writers scan, and the owner's depth, mode and statistics per slot), the one order of groups,
+ * and what happens to a thread's groups when it ends or the process forks. */
+#include "group_impl.h"
+
+/* The list a call names: sorted by address, NULLs and repeats dropped. */
+int tm_group_sort(void *const *list, tm_group_state **out)
+{
+    int n = 0;
+    for (void *const *p = list; *p; p++) {
+        if (n == TM_GROUPS_HELD)
+            tm_fatal("tm_group: more than %d groups in one call", TM_GROUPS_HELD);
+        tm_group_state *g = *p;
+        int i = n;
+        while (i > 0 && out[i - 1] > g)
+            i--;
+        if (i > 0 && out[i - 1] == g)
+            continue;
+        for (int k = n; k > i; k--)
+            out[k] = out[k - 1];
+        out[i] = g;
+        n++;
+    }
+    return n;
+}
+
+/* The thread's slot holding g, or -1. */
+int tm_group_find(tm_ext_state *e, tm_group_state *g)
+{
+    if (!e->gheld)
+        return -1;
+    for (int i = 0; i < TM_GROUPS_HELD; i++)
+        if (e->gdepth[i] && atomic_load_explicit(&e->gslot[i], memory_order_relaxed) == g)
+            return i;
+    return -1;
+}
+
+/* A free slot for g; the order check: nothing new may sort below a group already held. */
+int tm_group_free_slot(tm_ext_state *e, tm_group_state *g, const char *op)
+{
+    if (TM_UNLIKELY(e->gheld && e->gmax > (uintptr_t)g))
+        tm_fatal("%s: group %p is taken after group %p, against the one order of groups "
+                 "(their addresses): take them in one call, or leave the later one first",
+                 op, (void *)g, (void *)e->gmax);
+    if (TM_UNLIKELY(e->gheld == TM_GROUPS_HELD))
+        tm_fatal("%s: a thread may hold at most %d groups", op, TM_GROUPS_HELD);
+    int i = 0;
+    while (e->gdepth[i])
+        i++;
+    e->gheld++;
+    e->gmax = (uintptr_t)g;
+    return i;
+}
+
+/* Slot i is free again. */
+void tm_group_free(tm_ext_state *e, int i)
+{
+    e->gdepth[i] = 0;
+    e->gmax = 0;
+    if (--e->gheld)
+        for (int k = 0; k < TM_GROUPS_HELD; k++)
+            if (e->gdepth[k]) {
+                uintptr_t a = (uintptr_t)atomic_load_explicit(&e->gslot[k], memory_order_relaxed);
+                e->gmax = a > e->gmax ? a : e->gmax;
+            }
+}
+
+/* A thread that ends holding groups (as with a mutex, a bug of the program's) gives them up, so
+ * the others can go on; its descriptor is reused by a later thread. */
+void tm_groups_thread_exit(tm_tx *tx)
+{
+    tm_ext_state *e = &tx->ext;
+    for (int i = 0; i < TM_GROUPS_HELD; i++) {
+        if (!e->gdepth[i])
+            continue;
+        tm_group_state *g = atomic_load_explicit(&e->gslot[i], memory_order_relaxed);
+        atomic_store_explicit(&e->gslot[i], NULL, memory_order_release);
+        if (e->gexcl[i])
+            tm_group_unlock_one(g);
+        e->gdepth[i] = 0;
+    }
+    e->gheld = 0;
+    e->gmax = 0;
+}
+
+/* fork(): the child has only the forking thread; the others' shared holds are gone with them
+ * (a group another thread held exclusively stays held, as a mutex would). */
+void tm_groups_fork_child(tm_tx *self)
+{
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed)) {
+        if (t == self)
+            continue;
+        for (int i = 0; i < TM_GROUPS_HELD; i++) {
+            if (t->ext.gdepth[i] && !t->ext.gexcl[i]) {
+                atomic_store_explicit(&t->ext.gslot[i], NULL, memory_order_relaxed);
+                tm_group_free(&t->ext, i);
+            }
+        }
+    }
+}
