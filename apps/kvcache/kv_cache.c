@@ -176,22 +176,28 @@ int kv_touch(const char *key, size_t nkey, int64_t exptime)
     return res;
 }
 
-/* The value as a decimal number (digits, then only spaces); 0 if it is not one. */
+/* The value as a decimal number, read as memcached reads it: optional leading white space,
+ * digits, then the end of the value or white space (after which anything may follow: "2 12"
+ * is 2); 0 if it is not one. */
+static int KV_TM_SAFE kv_isspace(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r';
+}
+
 static int KV_TM_SAFE kv_parse_u64(const char *s, size_t n, uint64_t *v)
 {
     uint64_t x = 0;
-    size_t i = 0;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+    size_t i = 0, start;
+    while (i < n && kv_isspace(s[i]))
+        i++;
+    for (start = i; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
         uint64_t d = (uint64_t)(s[i] - '0');
         if (x > (UINT64_MAX - d) / 10)
             return 0;
         x = x * 10 + d;
     }
-    if (i == 0)
+    if (i == start || (i < n && !kv_isspace(s[i])))
         return 0;
-    for (; i < n; i++)
-        if (s[i] != ' ')
-            return 0;
     *v = x;
     return 1;
 }
