@@ -2,7 +2,8 @@
  *
  *   kv_main.c    options (-p -t -m -c -I -l -v -o hashpower=N), start-up, signals
  *   kv_conn.c    the listener and the epoll worker threads, connection buffers
- *   kv_text.c    the text protocol          kv_binary.c  the binary protocol
+ *   kv_text.c, kv_text_store.c       the text protocol (kv_text.h)
+ *   kv_binary.c, kv_binary_cmds.c    the binary protocol (kv_binary.h)
  *   kv_cache.c   the operations (get, store, delete, delta, touch, flush): the cache sections
  *   kv_items.c   items: allocation with eviction, link/unlink, LRU lists (callers hold cache)
  *   kv_assoc.c   the hash table and its maintainer thread (background expansion)

@@ -9,36 +9,15 @@
  * closes the connection (the stream cannot be resynchronized), and so does a packet whose
  * lengths do not fit its command (memcached does the same). Quiet commands answer only on
  * error (and quiet gets only on a hit). Status codes and messages are memcached's.
+ * This file: framing, checks and dispatch; the commands themselves: kv_binary_cmds.c.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kv_conn.h"
+#include "kv_binary.h"
 
-enum {
-    OP_GET = 0x00, OP_SET = 0x01, OP_ADD = 0x02, OP_REPLACE = 0x03, OP_DELETE = 0x04,
-    OP_INCR = 0x05, OP_DECR = 0x06, OP_QUIT = 0x07, OP_FLUSH = 0x08, OP_GETQ = 0x09,
-    OP_NOOP = 0x0a, OP_VERSION = 0x0b, OP_GETK = 0x0c, OP_GETKQ = 0x0d, OP_APPEND = 0x0e,
-    OP_PREPEND = 0x0f, OP_STAT = 0x10, OP_SETQ = 0x11, OP_ADDQ = 0x12, OP_REPLACEQ = 0x13,
-    OP_DELETEQ = 0x14, OP_INCRQ = 0x15, OP_DECRQ = 0x16, OP_QUITQ = 0x17, OP_FLUSHQ = 0x18,
-    OP_APPENDQ = 0x19, OP_PREPENDQ = 0x1a, OP_TOUCH = 0x1c, OP_GAT = 0x1d, OP_GATQ = 0x1e,
-};
-enum {
-    ST_OK = 0, ST_NOT_FOUND = 1, ST_EXISTS = 2, ST_TOO_LARGE = 3, ST_INVALID = 4,
-    ST_NOT_STORED = 5, ST_NON_NUMERIC = 6, ST_UNKNOWN = 0x81, ST_NO_MEMORY = 0x82,
-};
-
-struct kv_req {
-    uint8_t opcode, extlen;
-    uint16_t keylen;
-    uint32_t bodylen, opaque;
-    uint64_t cas;
-    const char *ext, *key, *val;
-    size_t vallen;
-};
-
-static uint64_t kv_get64(const char *p)
+uint64_t kv_get64(const char *p)
 {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++)
@@ -46,15 +25,15 @@ static uint64_t kv_get64(const char *p)
     return v;
 }
 
-static uint32_t kv_get32(const char *p) { return (uint32_t)(kv_get64(p) >> 32); }
+uint32_t kv_get32(const char *p) { return (uint32_t)(kv_get64(p) >> 32); }
 
-static void kv_put64(char *p, uint64_t v)
+void kv_put64(char *p, uint64_t v)
 {
     for (int i = 7; i >= 0; i--, v >>= 8)
         p[i] = (char)(v & 0xff);
 }
 
-static void kv_resp(struct kv_conn *c, const struct kv_req *r, uint16_t status, uint64_t cas,
+void kv_resp(struct kv_conn *c, const struct kv_req *r, uint16_t status, uint64_t cas,
                     const void *ext, uint8_t extlen, const void *key, uint16_t keylen,
                     const void *val, size_t vallen)
 {
@@ -81,7 +60,7 @@ static void kv_resp(struct kv_conn *c, const struct kv_req *r, uint16_t status, 
         kv_out(c, val, vallen);
 }
 
-static void kv_error(struct kv_conn *c, const struct kv_req *r, uint16_t status)
+void kv_error(struct kv_conn *c, const struct kv_req *r, uint16_t status)
 {
     const char *msg = status == ST_NOT_FOUND    ? "Not found"
                       : status == ST_EXISTS     ? "Data exists for key."
@@ -92,147 +71,6 @@ static void kv_error(struct kv_conn *c, const struct kv_req *r, uint16_t status)
                       : status == ST_NO_MEMORY  ? "Out of memory"
                                                 : "Unknown command";
     kv_resp(c, r, status, 0, NULL, 0, NULL, 0, msg, strlen(msg));
-}
-
-static int kv_quiet(uint8_t op)
-{
-    return op == OP_GETQ || op == OP_GETKQ || (op >= OP_SETQ && op <= OP_PREPENDQ) ||
-           op == OP_GATQ;
-}
-
-static void kv_bin_get(struct kv_conn *c, const struct kv_req *r)
-{
-    int touch = r->opcode == OP_TOUCH || r->opcode == OP_GAT || r->opcode == OP_GATQ;
-    int with_key = r->opcode == OP_GETK || r->opcode == OP_GETKQ;
-    int64_t exptime = touch ? kv_abs_exptime((int32_t)kv_get32(r->ext), kv_now()) : 0;
-    kv_item *it = kv_get(r->key, r->keylen, touch, exptime);
-    kv_tstat_add(c->stats, touch ? KV_TS_cmd_touch : KV_TS_cmd_get, 1);
-    if (!it) {
-        kv_tstat_add(c->stats, touch ? KV_TS_touch_misses : KV_TS_get_misses, 1);
-        if (kv_quiet(r->opcode))
-            return;
-        if (with_key)
-            kv_resp(c, r, ST_NOT_FOUND, 0, NULL, 0, r->key, r->keylen, NULL, 0);
-        else
-            kv_error(c, r, ST_NOT_FOUND);
-        return;
-    }
-    kv_tstat_add(c->stats, touch ? KV_TS_touch_hits : KV_TS_get_hits, 1);
-    char flags[4];
-    uint32_t nf = htonl(it->flags);
-    memcpy(flags, &nf, 4);
-    if (r->opcode == OP_TOUCH)
-        kv_resp(c, r, ST_OK, it->cas, flags, 4, NULL, 0, NULL, 0);
-    else
-        kv_resp(c, r, ST_OK, it->cas, flags, 4, with_key ? r->key : NULL,
-                with_key ? r->keylen : 0, KV_ITEM_VALUE(it), it->nbytes);
-    kv_release(it);
-}
-
-static void kv_bin_store(struct kv_conn *c, const struct kv_req *r)
-{
-    uint8_t op = r->opcode >= OP_SETQ ? (uint8_t)(r->opcode - OP_SETQ + OP_SET) : r->opcode;
-    if (r->opcode == OP_APPENDQ || r->opcode == OP_PREPENDQ)
-        op = r->opcode == OP_APPENDQ ? OP_APPEND : OP_PREPEND;
-    int concat = op == OP_APPEND || op == OP_PREPEND;
-    /* a CAS id makes set and replace compare-and-swap */
-    enum kv_store_op sop = op == OP_ADD       ? KV_ADD
-                           : op == OP_APPEND  ? KV_APPEND
-                           : op == OP_PREPEND ? KV_PREPEND
-                           : r->cas           ? KV_CAS
-                           : op == OP_REPLACE ? KV_REPLACE
-                                              : KV_SET;
-    uint32_t flags = concat ? 0 : kv_get32(r->ext);
-    int64_t exptime = concat ? 0 : kv_abs_exptime((int32_t)kv_get32(r->ext + 4), kv_now());
-    int why;
-    kv_tstat_add(c->stats, KV_TS_cmd_set, 1);
-    kv_item *it = kv_alloc(r->key, r->keylen, flags, exptime, r->vallen, &why);
-    if (!it) {
-        kv_error(c, r, why == KV_TOO_LARGE ? ST_TOO_LARGE : ST_NO_MEMORY);
-        if (sop == KV_SET)
-            kv_delete(r->key, r->keylen);
-        return;
-    }
-    memcpy(KV_ITEM_VALUE(it), r->val, r->vallen);
-    uint64_t cas = r->cas;
-    int res = kv_store(it, sop, &cas);
-    kv_release(it);
-    uint16_t st = res == KV_STORED      ? ST_OK
-                  : res == KV_EXISTS    ? ST_EXISTS
-                  : res == KV_NOT_FOUND ? ST_NOT_FOUND
-                  : res == KV_NO_MEMORY ? ST_NO_MEMORY
-                  : op == OP_ADD        ? ST_EXISTS
-                  : op == OP_REPLACE    ? ST_NOT_FOUND
-                                        : ST_NOT_STORED;
-    if (sop == KV_CAS)
-        kv_tstat_add(c->stats, st == ST_OK ? KV_TS_cas_hits : st == ST_EXISTS ? KV_TS_cas_badval
-                                                                               : KV_TS_cas_misses, 1);
-    if (st != ST_OK)
-        kv_error(c, r, st);
-    else if (!kv_quiet(r->opcode))
-        kv_resp(c, r, ST_OK, cas, NULL, 0, NULL, 0, NULL, 0);
-}
-
-static void kv_bin_delta(struct kv_conn *c, const struct kv_req *r)
-{
-    int incr = r->opcode == OP_INCR || r->opcode == OP_INCRQ;
-    uint64_t delta = kv_get64(r->ext), initial = kv_get64(r->ext + 8), value = 0, cas = r->cas;
-    uint32_t exp = kv_get32(r->ext + 16);
-    int res = kv_delta(r->key, r->keylen, incr, delta, &value, &cas);
-    if (res == KV_NOT_FOUND && exp != 0xffffffffu) {
-        res = kv_delta_create(r->key, r->keylen, initial, kv_abs_exptime((int32_t)exp, kv_now()),
-                              &cas);
-        value = initial;
-        if (res == KV_NOT_STORED) /* lost a race with another creator: apply to its value */
-            res = kv_delta(r->key, r->keylen, incr, delta, &value, &cas);
-        else if (res == KV_STORED)
-            res = KV_OK;
-    }
-    enum kv_tstat_id hit = incr ? KV_TS_incr_hits : KV_TS_decr_hits;
-    kv_tstat_add(c->stats, res == KV_NOT_FOUND ? hit - 1 : hit, 1);
-    if (res != KV_OK) {
-        kv_error(c, r, res == KV_NOT_FOUND    ? ST_NOT_FOUND
-                       : res == KV_EXISTS     ? ST_EXISTS
-                       : res == KV_NON_NUMERIC ? ST_NON_NUMERIC
-                       : res == KV_TOO_LARGE  ? ST_TOO_LARGE
-                                              : ST_NO_MEMORY);
-        return;
-    }
-    if (kv_quiet(r->opcode))
-        return;
-    char v[8];
-    kv_put64(v, value);
-    kv_resp(c, r, ST_OK, cas, NULL, 0, NULL, 0, v, 8);
-}
-
-static void kv_bin_stat(struct kv_conn *c, const struct kv_req *r)
-{
-    static __thread char buf[64 * 1024];
-    char group[32] = "";
-    if (r->keylen && r->keylen < sizeof group)
-        memcpy(group, r->key, r->keylen), group[r->keylen] = '\0';
-    if (!strcmp(group, "reset")) {
-        kv_stats_reset();
-        kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
-        return;
-    }
-    int n = r->keylen >= sizeof group ? -1 : kv_stats_report(group, buf, sizeof buf);
-    if (n < 0) {
-        kv_error(c, r, ST_NOT_FOUND);
-        return;
-    }
-    buf[n] = '\0';
-    for (char *line = buf; *line;) { /* "STAT name value\r\n" */
-        char *end = strstr(line, "\r\n");
-        if (!end)
-            break;
-        char *name = line + 5, *sp = memchr(name, ' ', (size_t)(end - name));
-        if (sp)
-            kv_resp(c, r, ST_OK, 0, NULL, 0, name, (uint16_t)(sp - name), sp + 1,
-                    (size_t)(end - sp - 1));
-        line = end + 2;
-    }
-    kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
 }
 
 /* The extras length each command must have (-1: any of 0 or 4 for flush). */

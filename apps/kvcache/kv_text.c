@@ -8,24 +8,16 @@
  * bad data chunk" when the value is not followed by \r\n, "SERVER_ERROR object too large for
  * cache" / "SERVER_ERROR out of memory storing object" (the value is then read and dropped). A
  * line of more than KV_LINE_MAX bytes (KV_GETLINE_MAX for get/gets) gets "CLIENT_ERROR line too
- * long" and the connection is closed.
+ * long" and the connection is closed. The storage commands and their values: kv_text_store.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kv_conn.h"
+#include "kv_text.h"
 
 #define KV_LINE_MAX 2048
 #define KV_GETLINE_MAX (256 * 1024)
-#define KV_TOKENS 8
-
-struct kv_line {
-    char *tok[KV_TOKENS];
-    size_t len[KV_TOKENS];
-    int n;
-    char *rest; /* after the first KV_TOKENS - 1 tokens (get's further keys) */
-};
 
 static void kv_tokenize(char *s, struct kv_line *l)
 {
@@ -50,7 +42,7 @@ static void kv_tokenize(char *s, struct kv_line *l)
     }
 }
 
-static int kv_parse_u64s(const char *s, uint64_t *v)
+int kv_parse_u64s(const char *s, uint64_t *v)
 {
     char *end;
     if (*s < '0' || *s > '9')
@@ -62,7 +54,7 @@ static int kv_parse_u64s(const char *s, uint64_t *v)
     return 1;
 }
 
-static int kv_parse_i64s(const char *s, int64_t *v)
+int kv_parse_i64s(const char *s, int64_t *v)
 {
     char *end;
     if (!*s)
@@ -127,88 +119,6 @@ static void kv_cmd_get(struct kv_conn *c, struct kv_line *l, int first, int with
         }
     }
     kv_outs(c, "END\r\n");
-}
-
-static void kv_cmd_store(struct kv_conn *c, struct kv_line *l, enum kv_store_op op)
-{
-    int want = op == KV_CAS ? 6 : 5;
-    uint64_t flags, bytes, cas = 0;
-    int64_t exptime;
-    c->noreply = l->n == want + 1 && !strcmp(l->tok[want], "noreply");
-    if (l->len[1] > KV_KEY_MAX || !kv_parse_u64s(l->tok[2], &flags) || flags > UINT32_MAX ||
-        !kv_parse_i64s(l->tok[3], &exptime) || !kv_parse_u64s(l->tok[4], &bytes) ||
-        bytes > INT32_MAX || (op == KV_CAS && !kv_parse_u64s(l->tok[5], &cas)) ||
-        (l->n == want + 1 && !c->noreply)) {
-        c->noreply = 0;
-        kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
-        return;
-    }
-    int why;
-    kv_item *it = kv_alloc(l->tok[1], l->len[1], (uint32_t)flags, kv_abs_exptime(exptime, kv_now()),
-                           (size_t)bytes, &why);
-    kv_tstat_add(c->stats, KV_TS_cmd_set, 1);
-    if (!it) {
-        /* answered once the value has been read and dropped, as memcached does */
-        c->swallow_reply = c->noreply ? NULL
-                           : why == KV_TOO_LARGE ? "SERVER_ERROR object too large for cache\r\n"
-                                                 : "SERVER_ERROR out of memory storing object\r\n";
-        c->swallow = (size_t)bytes + 2;
-        if (op == KV_SET) /* memcached drops the old value rather than keep a stale one */
-            kv_delete(l->tok[1], l->len[1]);
-        return;
-    }
-    c->item = it;
-    c->item_off = 0;
-    c->store_op = op;
-    c->store_cas = cas;
-}
-
-static const char *kv_store_answer(struct kv_conn *c, int res, int op)
-{
-    if (op == KV_CAS)
-        kv_tstat_add(c->stats, res == KV_STORED   ? KV_TS_cas_hits
-                               : res == KV_EXISTS ? KV_TS_cas_badval
-                                                  : KV_TS_cas_misses, 1);
-    switch (res) {
-    case KV_STORED: return "STORED";
-    case KV_EXISTS: return "EXISTS";
-    case KV_NOT_FOUND: return "NOT_FOUND";
-    case KV_NO_MEMORY: return "SERVER_ERROR out of memory storing object";
-    default: return "NOT_STORED";
-    }
-}
-
-int kv_text_value(struct kv_conn *c)
-{
-    kv_item *it = c->item;
-    size_t total = (size_t)it->nbytes + 2;
-    while (c->item_off < total && c->rlen > 0) {
-        size_t n = total - c->item_off;
-        if (n > c->rlen)
-            n = c->rlen;
-        const char *src = c->rbuf + c->rpos;
-        size_t v = c->item_off < it->nbytes ? it->nbytes - c->item_off : 0;
-        if (v > n)
-            v = n;
-        memcpy(KV_ITEM_VALUE(it) + c->item_off, src, v);
-        for (size_t i = v; i < n; i++)
-            c->tail[c->item_off + i - it->nbytes] = src[i];
-        c->item_off += n;
-        kv_consume(c, n);
-    }
-    if (c->item_off < total)
-        return 0;
-    c->item = NULL;
-    if (c->tail[0] != '\r' || c->tail[1] != '\n') {
-        kv_outs(c, "CLIENT_ERROR bad data chunk\r\n");
-    } else {
-        uint64_t cas = c->store_cas;
-        int res = kv_store(it, (enum kv_store_op)c->store_op, &cas);
-        kv_reply(c, kv_store_answer(c, res, c->store_op));
-    }
-    kv_release(it);
-    c->noreply = 0;
-    return 1;
 }
 
 static void kv_cmd_delta(struct kv_conn *c, struct kv_line *l, int incr)
