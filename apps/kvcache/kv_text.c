@@ -7,8 +7,8 @@
  * format" for a malformed one (a key over 250 bytes, a number that does not parse), "CLIENT_ERROR
  * bad data chunk" when the value is not followed by \r\n, "SERVER_ERROR object too large for
  * cache" / "SERVER_ERROR out of memory storing object" (the value is then read and dropped). A
- * line of more than KV_LINE_MAX bytes (KV_GETLINE_MAX for get/gets) gets "CLIENT_ERROR line too
- * long" and the connection is closed. The storage commands and their values: kv_text_store.c.
+ * line of more than KV_LINE_MAX bytes (KV_GETLINE_MAX for get/gets) closes the connection, with no
+ * answer, as memcached does. The storage commands and their values: kv_text_store.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,8 +259,7 @@ int kv_text_step(struct kv_conn *c)
     if (!nl) {
         int is_get = c->rlen >= 4 && (!strncmp(line, "get ", 4) || !strncmp(line, "gets", 4));
         if (c->rlen > (is_get ? KV_GETLINE_MAX : KV_LINE_MAX)) {
-            kv_outs(c, "CLIENT_ERROR line too long\r\n");
-            c->closing = 1;
+            c->closing = 1; /* memcached closes such a connection without a word */
             kv_consume(c, c->rlen);
         }
         return 0;

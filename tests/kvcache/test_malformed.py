@@ -47,6 +47,7 @@ def main():
         send_and_drop(port, b"\x80" + os.urandom(200))
         send_and_drop(port, b"\x80\x01\x00\x05\x08\x00\x00\x00\xff\xff\xff\xff" + b"\x00" * 12)
         still_fine("binary garbage")
+        F.eq(raw(port, b"g" * 5000, timeout=3), b"", "a 5000-byte line: closed without an answer")
         send_and_drop(port, b"g" * (1 << 20), wait=0.2)
         still_fine("a 1 MB line")
         F.eq(raw(port, b"set " + b"k" * 5000 + b" 0 0 1\r\nx\r\n", b"ERROR\r\n"),
