@@ -294,6 +294,9 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         tm_skip skip = tm_dead_frames(tx, tx->jb0.cfa);
         if (!tx->disp->commit(tx, skip, &ts))
             tm_restart(tx, TM_ABORT_VALIDATE);
+        /* Its counter additions become visible now, not after the quiescence below: a counter
+         * reader in a transaction that the quiescence waits for must not wait for this one. */
+        tm_counters_apply(tx);
         tm_reader_exit(tx);
         if (ts && tm_must_quiesce(tx))
             tm_quiesce(tx, ts);
