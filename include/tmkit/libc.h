@@ -83,6 +83,18 @@ TMKIT_PURE unsigned char tmkit__at(tmkit__rd *r, const void *p)
     return (unsigned char)(r->w >> ((a & 7) * 8));
 }
 
+/* The byte at p of a block [lo, hi) whose length is known: a word at a time where the aligned
+ * word lies inside the block, a byte at a time at its edges, so that nothing outside the block
+ * is read (bytes next to it may be uninitialized, and a value-validating algorithm such as
+ * NOrec compares whole logged words again: valgrind then flags the comparison). */
+TMKIT_PURE unsigned char tmkit__at_in(tmkit__rd *r, const void *p, uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t a = (uintptr_t)p, b = a & ~(uintptr_t)7;
+    if (b >= lo && b + 8 <= hi)
+        return tmkit__at(r, p);
+    return _ITM_RU1((const uint8_t *)p);
+}
+
 /* ---- writing: through the transaction, a block at a time ---- */
 
 typedef struct {
@@ -113,8 +125,10 @@ TMKIT_WRAPPER int tmkit_tx_memcmp(const void *, const void *, size_t) TMKIT_WRAP
 TMKIT_WRAPPER int tmkit_tx_memcmp(const void *a, const void *b, size_t n)
 {
     tmkit__rd ra = TMKIT_RD, rb = TMKIT_RD;
+    uintptr_t la = (uintptr_t)a, lb = (uintptr_t)b;
     for (size_t i = 0; i < n; i++) {
-        unsigned char x = tmkit__at(&ra, (const char *)a + i), y = tmkit__at(&rb, (const char *)b + i);
+        unsigned char x = tmkit__at_in(&ra, (const char *)a + i, la, la + n),
+                      y = tmkit__at_in(&rb, (const char *)b + i, lb, lb + n);
         if (x != y)
             return x < y ? -1 : 1;
     }
@@ -125,8 +139,9 @@ TMKIT_WRAPPER void *tmkit_tx_memchr(const void *, int, size_t) TMKIT_WRAP(memchr
 TMKIT_WRAPPER void *tmkit_tx_memchr(const void *s, int c, size_t n)
 {
     tmkit__rd r = TMKIT_RD;
+    uintptr_t lo = (uintptr_t)s;
     for (size_t i = 0; i < n; i++)
-        if (tmkit__at(&r, (const char *)s + i) == (unsigned char)c)
+        if (tmkit__at_in(&r, (const char *)s + i, lo, lo + n) == (unsigned char)c)
             return (char *)s + i;
     return NULL;
 }
