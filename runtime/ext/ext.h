@@ -86,6 +86,9 @@ TM_HIDDEN void tm_counters_fork_child(void);
 /* group.c: a thread that ends gives up the groups it holds; fork's child keeps its own only. */
 TM_HIDDEN void tm_groups_thread_exit(tm_tx *tx);
 TM_HIDDEN void tm_groups_fork_child(tm_tx *self);
+/* group_held.c: around a wait's sleep, the thread's shared holds step out and back in. */
+TM_HIDDEN void tm_groups_step_out(tm_tx *tx);
+TM_HIDDEN void tm_groups_step_in(tm_tx *tx);
 
 /* core/bias.c: tm_barrier_all will use membarrier (fixed at start-up): the frequent side of an
  * asymmetric handshake needs only a compiler barrier. */

@@ -69,7 +69,7 @@ static tm_tx *tm_group_caller(const char *op)
 }
 
 /* Shared mode: publish, then check for a writer (the frequent side of the handshake). */
-static void tm_group_enter_one(tm_ext_state *e, int slot, tm_group_state *g)
+void tm_group_enter_one(tm_ext_state *e, int slot, tm_group_state *g)
 {
     for (;;) {
         /* relaxed store + the barrier below: the writer's membarrier (or, without one, the

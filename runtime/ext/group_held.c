@@ -98,3 +98,39 @@ void tm_groups_fork_child(tm_tx *self)
         }
     }
 }
+
+/* A wait (tm_retry, tm_cond_wait: ext/wait.c) sleeps with the attempt rolled back, like
+ * pthread_cond_wait with its mutex released: the thread's shared holds step out meanwhile (a
+ * writer that the sleeper's wake-up may depend on, a non-revocable section that produces what it
+ * waits for, must not wait for the sleeper), and step back in before the transaction runs again.
+ * A slot stepped out keeps its group with the low bit set: no writer's scan matches it. */
+void tm_groups_step_out(tm_tx *tx)
+{
+    tm_ext_state *e = &tx->ext;
+    for (int i = 0; e->gheld && i < TM_GROUPS_HELD; i++)
+        if (e->gdepth[i] && !e->gexcl[i]) {
+            uintptr_t g = (uintptr_t)atomic_load_explicit(&e->gslot[i], memory_order_relaxed);
+            /* release: the rolled-back attempt's reads happen-before a writer that sees this */
+            atomic_store_explicit(&e->gslot[i], (tm_group_state *)(g | 1), memory_order_release);
+        }
+}
+
+void tm_groups_step_in(tm_tx *tx)
+{
+    tm_ext_state *e = &tx->ext;
+    for (;;) { /* in address order, the one order */
+        int next = -1;
+        uintptr_t lowest = UINTPTR_MAX;
+        for (int i = 0; i < TM_GROUPS_HELD; i++) {
+            uintptr_t g = (uintptr_t)atomic_load_explicit(&e->gslot[i], memory_order_relaxed);
+            if (e->gdepth[i] && (g & 1) && g < lowest) {
+                lowest = g;
+                next = i;
+            }
+        }
+        if (next < 0)
+            return;
+        tm_group_enter_one(e, next, (tm_group_state *)(lowest & ~(uintptr_t)1));
+    }
+}
+

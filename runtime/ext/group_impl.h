@@ -15,6 +15,8 @@ TM_HIDDEN int tm_group_sort(void *const *list, tm_group_state **out); /* by addr
 TM_HIDDEN int tm_group_find(tm_ext_state *e, tm_group_state *g);     /* the slot, or -1 */
 TM_HIDDEN int tm_group_free_slot(tm_ext_state *e, tm_group_state *g, const char *op);
 TM_HIDDEN void tm_group_free(tm_ext_state *e, int i);
+/* group.c: takes g in shared mode into slot `slot` (waits while a writer holds it). */
+TM_HIDDEN void tm_group_enter_one(tm_ext_state *e, int slot, tm_group_state *g);
 /* group.c: gives up an exclusive hold, waking the sleepers. */
 TM_HIDDEN void tm_group_unlock_one(tm_group_state *g);
 

@@ -164,6 +164,8 @@ static void tm_wait_sleep_req(tm_tx *tx)
     tm_site *site = e->sleep_site;
     uint64_t t0 = site ? __builtin_ia32_rdtsc() : 0;
     bool woken;
+    if (tx->ext.gheld)
+        tm_groups_step_out(tx); /* group_held.c: as pthread_cond_wait releases its mutex */
     /* relaxed: a hint for the serial lock's waiters (ext.h), no order needed. */
     atomic_fetch_add_explicit(&tm_wait_sleepers, 1, memory_order_relaxed);
     if (e->cond_seq) {
@@ -181,6 +183,8 @@ static void tm_wait_sleep_req(tm_tx *tx)
     }
     e->woken_id = woken && !e->sleep_skip ? tx->id : 0;
     e->cond_seq = NULL;
+    if (tx->ext.gheld)
+        tm_groups_step_in(tx);
 }
 
 void tm_wait_and_restart(tm_tx *tx)
