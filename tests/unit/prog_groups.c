@@ -5,10 +5,13 @@
  *   notheld  tm_group_exit of a group not held: refused
  *   mode     tm_group_unlock of a group taken by tm_group_enter: refused
  *   exits    threads end holding groups (shared, exclusive): the others go on
- *   profile  2 threads enter and lock groups from known lines, for the profile's counts */
+ *   profile  2 threads enter and lock groups from known lines, for the profile's counts
+ *   fork     a thread holds a group in shared mode while the main thread forks: in the child
+ *            (where that thread does not exist) the group can be locked exclusively */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <tmkit.h>
@@ -23,6 +26,19 @@ static void *hold_and_exit(void *arg)
     else
         tm_group_enter(&g[0], &g[1]);
     return NULL; /* without giving them back */
+}
+
+static volatile int holding, release_it;
+
+static void *hold_shared(void *arg)
+{
+    (void)arg;
+    tm_group_enter(&g[0]);
+    __atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&release_it, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    tm_group_exit(&g[0]);
+    return NULL;
 }
 
 static void *profile_worker(void *arg)
@@ -68,6 +84,27 @@ int main(int argc, char **argv)
         }
         tm_group_lock(&g[0], &g[1]); /* hangs if the ended threads still held them */
         tm_group_unlock(&g[0], &g[1]);
+    } else if (!strcmp(c, "fork")) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, hold_shared, NULL))
+            return 3;
+        while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
+            usleep(1000);
+        pid_t kid = fork();
+        if (kid < 0)
+            return 3;
+        if (kid == 0) {
+            tm_group_lock(&g[0]); /* hangs if the parent thread's shared hold came along */
+            tm_group_unlock(&g[0]);
+            _exit(0);
+        }
+        int st;
+        if (waitpid(kid, &st, 0) != kid || !WIFEXITED(st) || WEXITSTATUS(st))
+            return 5;
+        __atomic_store_n(&release_it, 1, __ATOMIC_RELEASE);
+        pthread_join(t, NULL);
+        tm_group_lock(&g[0]); /* and the parent's own groups still work */
+        tm_group_unlock(&g[0]);
     } else if (!strcmp(c, "profile")) {
         pthread_t t[2];
         for (int k = 0; k < 2; k++)
@@ -78,7 +115,7 @@ int main(int argc, char **argv)
         if (data != 4000)
             return 4;
     } else {
-        fprintf(stderr, "usage: prog_groups inside|order|upgrade|notheld|mode|exits|profile\n");
+        fprintf(stderr, "usage: prog_groups inside|order|upgrade|notheld|mode|exits|fork|profile\n");
         return 2;
     }
     puts("ok");
