@@ -16,6 +16,7 @@ import threading
 import time
 
 from pymemcache.client.base import Client
+from pymemcache.exceptions import MemcacheServerError
 
 from kv_harness import Failures, server
 
@@ -113,7 +114,15 @@ def churn_test(port, expand, nconn=4, ops=300, nkeys=8000):
             if op < 0.4:
                 size = rnd.choice([50, 900, 9000, 100000, 300000])
                 v = n * 100 + i
-                c.set(k, pattern(k, v, size))
+                try:
+                    c.set(k, pattern(k, v, size))
+                except MemcacheServerError as e:
+                    # With -m 4 a size class may hold no page while the others filled the limit,
+                    # or only referenced items at its LRU tail: memcached 1.4's design (no slab
+                    # rebalancing) answers this, and so does Debian's memcached at times. Not
+                    # with the default -m.
+                    if expand or b"out of memory storing object" not in str(e).encode():
+                        raise
             elif op < 0.5:
                 c.append(k, b"+")
             elif op < 0.6:
