@@ -82,6 +82,7 @@ RAW_BENCH = {
     "waits": "tmkit_cli.bench.waits",
     "prime": "tmkit_cli.bench.prime",
     "costs": "tmkit_cli.bench.costs",
+    "kvcache": "tmkit_cli.bench.kvcache",
 }
 
 
