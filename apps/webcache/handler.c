@@ -3,7 +3,8 @@
  *   GET|HEAD /man/<section>/<name>   a man page (also /man/<section>+<name>, man2html's links)
  *   GET|HEAD /_stats                 counters as JSON (stats.c), never cached
  *   GET|HEAD / and /man              a short index page
- * Other methods: 405 (known ones) or 501. Paths are percent-decoded, the query is ignored.
+ * Other methods: 405 (known ones) or 501. Paths are percent-decoded (a malformed escape is
+ * 400), the query is ignored.
  *
  * A page request looks the canonical URL "/man/<section>/<name>" up in the cache; a hit is
  * served straight from the entry, whose reference is released by a cleanup registered on the
@@ -30,27 +31,6 @@ static const char wc__index[] =
 
 static void wc__free_cleanup(void *a, void *b) { (void)b; free(a); }
 static void wc__release_cleanup(void *a, void *b) { wc_cache_release(a, b); }
-
-/* Percent-decodes the path part of the target into out; 0 on bad encoding or overflow. */
-static int wc__decode_path(const char *t, size_t n, char *out, size_t size)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && t[i] != '?' && t[i] != '#'; i++) {
-        unsigned char c = (unsigned char)t[i];
-        if (c == '%') {
-            unsigned v;
-            if (i + 2 >= n || sscanf(t + i + 1, "%2x", &v) != 1 || v == 0)
-                return 0;
-            c = (unsigned char)v;
-            i += 2;
-        }
-        if (o + 1 >= size)
-            return 0;
-        out[o++] = (char)c;
-    }
-    out[o] = '\0';
-    return 1;
-}
 
 /* Reads the backend's Cache-Control: the freshness in seconds, or 0 if it must not be cached. */
 static unsigned wc__freshness(const char *cc)
@@ -135,7 +115,7 @@ static void wc__page(const struct wc_ctx *ctx, const char *sec, const char *name
 
 static void wc__stats(const struct wc_ctx *ctx, struct wc_response *r)
 {
-    size_t cap = 8192;
+    size_t cap = wc_stats_json_cap();
     char *buf = malloc(cap);
     size_t n = buf ? wc_stats_json(buf, cap, ctx->cache, ctx->cfg) : 0;
     if (!n) {
@@ -153,14 +133,16 @@ static void wc__stats(const struct wc_ctx *ctx, struct wc_response *r)
 
 void wc_handle(const struct wc_ctx *ctx, const struct wc_request *rq, struct wc_response *r)
 {
-    if (rq->method == WC_OTHER_KNOWN || rq->method == WC_UNKNOWN) {
-        wc_response_error(r, rq->method == WC_OTHER_KNOWN ? 405 : 501);
+    if (rq->method != WC_GET && rq->method != WC_HEAD) {
+        wc_response_error(r, rq->method == WC_UNKNOWN ? 501 : 405);
         r->close = 0; /* the request was framed correctly: the connection can go on */
         return;
     }
     char path[512];
-    if (!wc__decode_path(rq->target, rq->target_len, path, sizeof path)) {
-        wc_response_error(r, 404);
+    int st = wc_http_decode_path(rq->target, rq->target_len, path, sizeof path);
+    if (st) {
+        wc_response_error(r, st);
+        r->close = 0; /* a bad escape in a well-framed request */
         return;
     }
     if (strcmp(path, "/_stats") == 0) {

@@ -1,13 +1,19 @@
-/* http.c — a strict HTTP/1.1 request-head parser and the response writer.
+/* http.c — a strict HTTP/1.1 request-head parser, the request-body reader and the response
+ * writer.
  *
- * The parser works on the bytes received so far and either asks for more or decides. It accepts
- * CRLF or bare LF line ends; rejects obsolete line folding, control characters, bad tokens and
- * conflicting or malformed Content-Length (400); a request line over max_request_line is 414,
- * a header section over max_header_bytes is 431 (both decided as soon as the limit is passed,
- * without waiting for the end); Content-Length over max_body is 413; Transfer-Encoding is 501
- * (this server takes no request bodies it would have to decode); HTTP/2+ or 0.x is 505; HTTP/1.1
- * needs exactly one Host. Keep-alive: HTTP/1.1 unless "Connection: close", HTTP/1.0 only with
- * "Connection: keep-alive".
+ * The head parser is incremental: it keeps its place (struct wc_parser) and looks at each byte
+ * once however the head is split across reads. It accepts CRLF or bare LF line ends and skips
+ * empty lines before the request line; the target in origin-form or absolute-form (any method),
+ * asterisk-form (OPTIONS) or authority-form (CONNECT), never with '#'; rejects obsolete line
+ * folding, control characters, bad tokens, an invalid or missing Host (HTTP/1.1) and conflicting
+ * or malformed Content-Length (400). Limits are exact, whatever the segmentation: a request line
+ * (without its line end) over max_request_line is 414, a header section (field lines with their
+ * line ends) over max_header_bytes is 431, both decided as soon as the limit is passed.
+ * Content-Length over max_body is 413; Transfer-Encoding must be exactly "chunked" (another
+ * coding: 501; chunked not last, with Content-Length, or in HTTP/1.0: 400); an Expect other than
+ * 100-continue is 417; HTTP/2+ or 0.x is 505. Keep-alive: HTTP/1.1 unless "Connection: close",
+ * HTTP/1.0 only with "Connection: keep-alive". Bodies (wc_http_body) are read and discarded:
+ * Content-Length bytes, or chunked with strict CRLF framing, their sum bounded by max_body.
  */
 #include "http.h"
 
@@ -26,17 +32,6 @@ static int wc__tchar(unsigned char c)
            (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
-/* Finds the end of the line starting at p; returns the index after '\n', or 0 if none yet. */
-static size_t wc__line_end(const char *p, size_t avail, size_t *content_len)
-{
-    const char *nl = memchr(p, '\n', avail);
-    if (!nl)
-        return 0;
-    size_t n = (size_t)(nl - p);
-    *content_len = n > 0 && p[n - 1] == '\r' ? n - 1 : n;
-    return n + 1;
-}
-
 /* The first `delim` in [p, p+n) if a non-empty token (RFC 9110 tchars) comes before it, else
  * NULL: the method of a request line, the name of a header field. */
 static const char *wc__token_to(const char *p, size_t n, char delim)
@@ -52,16 +47,111 @@ static const char *wc__token_to(const char *p, size_t n, char delim)
 
 static enum wc_method wc__method(const char *m, size_t n)
 {
-    static const char *const known[] = {"POST", "PUT", "DELETE", "OPTIONS", "PATCH",
-                                        "TRACE", "CONNECT"};
+    static const char *const known[] = {"POST", "PUT", "DELETE", "PATCH", "TRACE"};
     if (n == 3 && memcmp(m, "GET", 3) == 0)
         return WC_GET;
     if (n == 4 && memcmp(m, "HEAD", 4) == 0)
         return WC_HEAD;
+    if (n == 7 && memcmp(m, "OPTIONS", 7) == 0)
+        return WC_OPTIONS;
+    if (n == 7 && memcmp(m, "CONNECT", 7) == 0)
+        return WC_CONNECT;
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
         if (strlen(known[i]) == n && memcmp(m, known[i], n) == 0)
             return WC_OTHER_KNOWN;
     return WC_UNKNOWN;
+}
+
+static int wc__hex(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* RFC 3986 reg-name characters: unreserved and sub-delims ('%' escapes checked apart). */
+static int wc__regname_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c && strchr("-._~!$&'()*+,;=", c));
+}
+
+/* Is h[0..n) a valid uri-host [ ":" port ] (RFC 9110 7.2, RFC 3986 3.2.2)? Empty is valid. */
+static int wc__valid_host(const char *h, size_t n)
+{
+    size_t i = 0;
+    if (n > 0 && h[0] == '[') { /* IP-literal: IPv6 or IPvFuture, checked loosely */
+        for (i = 1; i < n && h[i] != ']'; i++)
+            if (!(wc__hex((unsigned char)h[i]) >= 0 || h[i] == ':' || h[i] == '.' ||
+                  h[i] == 'v' || h[i] == 'V' || wc__regname_char((unsigned char)h[i])))
+                return 0;
+        if (i == n || i == 1)
+            return 0;
+        i++;
+    } else {
+        for (; i < n && h[i] != ':'; i++) {
+            if (h[i] == '%') {
+                if (n - i < 3 || wc__hex((unsigned char)h[i + 1]) < 0 ||
+                    wc__hex((unsigned char)h[i + 2]) < 0)
+                    return 0;
+                i += 2;
+            } else if (!wc__regname_char((unsigned char)h[i])) {
+                return 0;
+            }
+        }
+    }
+    if (i < n && h[i++] != ':')
+        return 0;
+    for (; i < n; i++) /* port = *DIGIT */
+        if (h[i] < '0' || h[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* absolute-form (RFC 9112 3.2.2): "http" or "https" "://" authority, then the path and query
+ * that become rq->target ("/" when the path is empty). 0, or 400. */
+static int wc__absolute_form(const char *t, size_t n, struct wc_request *rq)
+{
+    size_t s = n >= 7 && strncasecmp(t, "http://", 7) == 0    ? 7
+               : n >= 8 && strncasecmp(t, "https://", 8) == 0 ? 8
+                                                              : 0;
+    if (!s)
+        return 400;
+    size_t a = s;
+    while (a < n && t[a] != '/' && t[a] != '?')
+        a++;
+    if (a == s || !wc__valid_host(t + s, a - s))
+        return 400;
+    if (a == n || t[a] == '?') {
+        rq->target = "/";
+        rq->target_len = 1;
+    } else {
+        rq->target = t + a;
+        rq->target_len = n - a;
+    }
+    return 0;
+}
+
+/* The request-target (RFC 9112 3.2): origin-form for every method, absolute-form too,
+ * asterisk-form for OPTIONS only, authority-form for CONNECT only. 0, or 400. */
+static int wc__target(const char *t, size_t n, struct wc_request *rq)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)t[i] <= 0x20 || (unsigned char)t[i] >= 0x7f || t[i] == '#')
+            return 400;
+    rq->target = t;
+    rq->target_len = n;
+    if (t[0] == '/')
+        return 0;
+    if (n == 1 && t[0] == '*')
+        return rq->method == WC_OPTIONS ? 0 : 400;
+    if (rq->method == WC_CONNECT)
+        return memchr(t, ':', n) && wc__valid_host(t, n) ? 0 : 400;
+    return wc__absolute_form(t, n, rq);
 }
 
 static int wc__request_line(const char *p, size_t n, struct wc_request *rq)
@@ -72,13 +162,8 @@ static int wc__request_line(const char *p, size_t n, struct wc_request *rq)
     rq->method = wc__method(p, (size_t)(sp1 - p));
     const char *t = sp1 + 1, *end = p + n;
     const char *sp2 = memchr(t, ' ', (size_t)(end - t));
-    if (!sp2 || sp2 == t || *t != '/')
+    if (!sp2 || sp2 == t || wc__target(t, (size_t)(sp2 - t), rq) != 0)
         return 400;
-    for (const char *q = t; q < sp2; q++)
-        if ((unsigned char)*q <= 0x20 || (unsigned char)*q >= 0x7f)
-            return 400;
-    rq->target = t;
-    rq->target_len = (size_t)(sp2 - t);
     const char *v = sp2 + 1;
     if (end - v != 8 || memcmp(v, "HTTP/", 5) != 0 || v[6] != '.' || v[5] < '0' ||
         v[5] > '9' || v[7] < '0' || v[7] > '9')
@@ -89,10 +174,12 @@ static int wc__request_line(const char *p, size_t n, struct wc_request *rq)
     return 0;
 }
 
-/* Case-insensitive: does the comma-separated list v[0..n) contain token tok? */
-static int wc__has_token(const char *v, size_t n, const char *tok)
+/* Calls fn on each element of the comma-separated list v[0..n) (trimmed, empty ones skipped). */
+static void wc__each_token(const char *v, size_t n, void (*fn)(struct wc_parser *, const char *,
+                                                                 size_t),
+                           struct wc_parser *ps)
 {
-    size_t tl = strlen(tok), i = 0;
+    size_t i = 0;
     while (i < n) {
         while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
             i++;
@@ -102,82 +189,327 @@ static int wc__has_token(const char *v, size_t n, const char *tok)
         size_t e = i;
         while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
             e--;
-        if (e - s == tl && strncasecmp(v + s, tok, tl) == 0)
-            return 1;
+        if (e > s)
+            fn(ps, v + s, e - s);
     }
+}
+
+static int wc__is(const char *v, size_t n, const char *tok)
+{
+    return strlen(tok) == n && strncasecmp(v, tok, n) == 0;
+}
+
+static void wc__connection_token(struct wc_parser *ps, const char *v, size_t n)
+{
+    ps->conn_close |= wc__is(v, n, "close");
+    ps->conn_keep |= wc__is(v, n, "keep-alive");
+}
+
+/* Transfer codings in order: chunked must be the last, and only once (RFC 9112 6.1). */
+static void wc__coding_token(struct wc_parser *ps, const char *v, size_t n)
+{
+    if (ps->te_chunked)
+        ps->te_bad = 1; /* anything after chunked */
+    if (wc__is(v, n, "chunked"))
+        ps->te_chunked = 1;
+    else
+        ps->te_unknown = 1;
+}
+
+static void wc__expect_token(struct wc_parser *ps, const char *v, size_t n)
+{
+    if (wc__is(v, n, "100-continue"))
+        ps->expect_continue = 1;
+    else
+        ps->expect_other = 1;
+}
+
+static int wc__content_length(const char *v, size_t vl, struct wc_parser *ps,
+                              struct wc_request *rq)
+{
+    uint64_t cl = 0;
+    if (vl == 0 || vl > 18)
+        return 400;
+    for (size_t i = 0; i < vl; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return 400;
+        cl = cl * 10 + (uint64_t)(v[i] - '0');
+    }
+    if (ps->have_cl && cl != rq->content_length)
+        return 400;
+    ps->have_cl = 1;
+    rq->content_length = cl;
     return 0;
 }
 
-int wc_http_parse(const char *buf, size_t len, const struct wc_limits *lim,
-                  struct wc_request *rq)
+/* One header field line p[0..n) (without its line end): 0, or 400. */
+static int wc__field(const char *p, size_t n, struct wc_parser *ps, struct wc_request *rq)
 {
-    memset(rq, 0, sizeof *rq);
-    size_t n, adv = wc__line_end(buf, len, &n);
-    if (!adv)
-        return len > lim->max_request_line ? 414 : WC_PARSE_INCOMPLETE;
-    if (n > lim->max_request_line)
-        return 414;
-    int st = wc__request_line(buf, n, rq);
-    if (st)
-        return st;
-    size_t pos = adv, hosts = 0;
-    int have_cl = 0, conn_close = 0, conn_keep = 0, te = 0;
-    for (;;) {
-        if (pos - adv > lim->max_header_bytes)
-            return 431;
-        const char *p = buf + pos;
-        size_t step = wc__line_end(p, len - pos, &n);
-        if (!step)
-            return len - adv > lim->max_header_bytes ? 431 : WC_PARSE_INCOMPLETE;
-        pos += step;
-        if (n == 0)
-            break;
-        if (p[0] == ' ' || p[0] == '\t')
-            return 400; /* obsolete line folding */
-        const char *colon = wc__token_to(p, n, ':');
-        if (!colon)
-            return 400;
-        size_t nl = (size_t)(colon - p);
-        const char *v = colon + 1, *ve = p + n;
-        for (const char *q = v; q < ve; q++)
-            if (((unsigned char)*q < 0x20 && *q != '\t') || *q == 0x7f)
-                return 400;
-        while (v < ve && (*v == ' ' || *v == '\t'))
-            v++;
-        while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-            ve--;
-        size_t vl = (size_t)(ve - v);
-        if (nl == 4 && strncasecmp(p, "Host", 4) == 0) {
-            hosts++;
-        } else if (nl == 10 && strncasecmp(p, "Connection", 10) == 0) {
-            conn_close |= wc__has_token(v, vl, "close");
-            conn_keep |= wc__has_token(v, vl, "keep-alive");
-        } else if (nl == 17 && strncasecmp(p, "Transfer-Encoding", 17) == 0) {
-            te = 1;
-        } else if (nl == 14 && strncasecmp(p, "Content-Length", 14) == 0) {
-            uint64_t cl = 0;
-            if (vl == 0 || vl > 18)
-                return 400;
-            for (size_t i = 0; i < vl; i++) {
-                if (v[i] < '0' || v[i] > '9')
-                    return 400;
-                cl = cl * 10 + (uint64_t)(v[i] - '0');
-            }
-            if (have_cl && cl != rq->content_length)
-                return 400;
-            have_cl = 1;
-            rq->content_length = cl;
-        }
-    }
-    if (rq->minor >= 1 && hosts != 1)
+    if (p[0] == ' ' || p[0] == '\t')
+        return 400; /* obsolete line folding */
+    const char *colon = wc__token_to(p, n, ':');
+    if (!colon)
         return 400;
-    if (te)
-        return 501;
+    size_t nl = (size_t)(colon - p);
+    const char *v = colon + 1, *ve = p + n;
+    for (const char *q = v; q < ve; q++)
+        if (((unsigned char)*q < 0x20 && *q != '\t') || *q == 0x7f)
+            return 400;
+    while (v < ve && (*v == ' ' || *v == '\t'))
+        v++;
+    while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+        ve--;
+    size_t vl = (size_t)(ve - v);
+    if (wc__is(p, nl, "Host")) {
+        ps->hosts++;
+        return wc__valid_host(v, vl) ? 0 : 400;
+    }
+    if (wc__is(p, nl, "Connection"))
+        wc__each_token(v, vl, wc__connection_token, ps);
+    else if (wc__is(p, nl, "Transfer-Encoding"))
+        ps->te = 1, wc__each_token(v, vl, wc__coding_token, ps);
+    else if (wc__is(p, nl, "Expect"))
+        wc__each_token(v, vl, wc__expect_token, ps);
+    else if (wc__is(p, nl, "Content-Length"))
+        return wc__content_length(v, vl, ps, rq);
+    return 0;
+}
+
+/* The head is complete: the checks that need all of it. */
+static int wc__head_done(struct wc_parser *ps, const struct wc_limits *lim,
+                         struct wc_request *rq, size_t head_len)
+{
+    if (rq->minor >= 1 && ps->hosts != 1)
+        return 400;
+    if (ps->te) { /* RFC 9112 6.1 and 6.3: no Content-Length with it, not in HTTP/1.0 */
+        if (ps->have_cl || rq->minor == 0 || ps->te_bad ||
+            (!ps->te_chunked && !ps->te_unknown))
+            return 400;
+        if (ps->te_unknown)
+            return 501;
+        rq->chunked = 1;
+    }
     if (rq->content_length > lim->max_body)
         return 413;
-    rq->keep_alive = rq->minor >= 1 ? !conn_close : (conn_keep && !conn_close);
-    rq->head_len = pos;
+    if (rq->minor >= 1 && ps->expect_other)
+        return 417;
+    rq->expect_continue = rq->minor >= 1 && ps->expect_continue;
+    rq->keep_alive = rq->minor >= 1 ? !ps->conn_close : (ps->conn_keep && !ps->conn_close);
+    rq->head_len = head_len;
     return WC_PARSE_OK;
+}
+
+void wc_http_parser_init(struct wc_parser *ps)
+{
+    memset(ps, 0, sizeof *ps);
+}
+
+/* The limit checks on a line not complete yet, buf[ps->line..len): the same verdict the
+ * complete line will get, whatever its remaining bytes (a trailing CR may be its line end). */
+static int wc__partial(const struct wc_parser *ps, const char *buf, size_t len,
+                       const struct wc_limits *lim)
+{
+    size_t have = len - ps->line;
+    if (have > 0 && buf[len - 1] == '\r')
+        have--;
+    if (!ps->in_headers)
+        return have > lim->max_request_line ? 414 : WC_PARSE_INCOMPLETE;
+    /* a field line is counted with its line end, so a "\r" alone is not counted: it is the
+     * start of the empty line that ends the section */
+    size_t part = len - ps->line == 1 && have == 0 ? 0 : len - ps->line;
+    return ps->header_bytes + part > lim->max_header_bytes ? 431 : WC_PARSE_INCOMPLETE;
+}
+
+int wc_http_parse(struct wc_parser *ps, const char *buf, size_t len,
+                  const struct wc_limits *lim, struct wc_request *rq)
+{
+    if (ps->line == 0 && !ps->in_headers && ps->scan == 0)
+        memset(rq, 0, sizeof *rq);
+    for (;;) {
+        const char *nl = memchr(buf + ps->scan, '\n', len - ps->scan);
+        if (!nl) {
+            ps->scan = len;
+            return wc__partial(ps, buf, len, lim);
+        }
+        const char *p = buf + ps->line;
+        size_t step = (size_t)(nl - p) + 1, n = step - 1;
+        if (n > 0 && p[n - 1] == '\r')
+            n--;
+        ps->line += step;
+        ps->scan = ps->line;
+        if (!ps->in_headers) {
+            if (n == 0)
+                continue; /* an empty line before the request line (RFC 9112 2.2) */
+            if (n > lim->max_request_line)
+                return 414;
+            int st = wc__request_line(p, n, rq);
+            if (st)
+                return st;
+            ps->in_headers = 1;
+            continue;
+        }
+        if (n == 0)
+            return wc__head_done(ps, lim, rq, ps->line);
+        ps->header_bytes += step;
+        if (ps->header_bytes > lim->max_header_bytes)
+            return 431;
+        int st = wc__field(p, n, ps, rq);
+        if (st)
+            return st;
+    }
+}
+
+void wc_http_drop_skipped(struct wc_parser *ps, char *buf, size_t *len)
+{
+    if (ps->in_headers || ps->line == 0)
+        return;
+    memmove(buf, buf + ps->line, *len - ps->line);
+    *len -= ps->line;
+    ps->scan -= ps->line;
+    ps->line = 0;
+}
+
+/* ---- request bodies ---- */
+
+enum { /* where a chunked body stands */
+    B_SIZE0,     /* the first hex digit of a chunk size */
+    B_SIZE,      /* more hex digits, ';' or BWS (extensions), or CR */
+    B_EXT,       /* chunk extensions, ignored up to CR */
+    B_SIZE_LF,   /* LF after the size line */
+    B_DATA,      /* chunk data: b->left bytes */
+    B_DATA_CR,   /* CR, LF after the data */
+    B_DATA_LF,
+    B_TRAILER0,  /* the start of a trailer field line, or CR of the final empty line */
+    B_TRAILER,   /* in a trailer field line, up to CR */
+    B_TRAILER_LF,
+    B_END_LF,    /* LF of the final empty line */
+};
+#define WC_MAX_CHUNK_EXT 4096
+
+void wc_http_body_init(struct wc_body *b, const struct wc_request *rq)
+{
+    memset(b, 0, sizeof *b);
+    b->chunked = rq->chunked;
+    b->left = rq->content_length;
+}
+
+static int wc__ctl(unsigned char c)
+{
+    return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+/* One byte of chunked framing (not data) in state b->state: 0 to go on, WC_PARSE_OK at the
+ * end of the body, or an error status. */
+static int wc__chunk_byte(struct wc_body *b, unsigned char c, const struct wc_limits *lim)
+{
+    int h = wc__hex(c);
+    switch (b->state) {
+    case B_SIZE0:
+    case B_SIZE:
+        if (h >= 0) {
+            b->size = b->size * 16 + (uint64_t)h;
+            if (b->size > lim->max_body || b->total + b->size > lim->max_body)
+                return 413;
+            b->state = B_SIZE;
+            return 0;
+        }
+        if (b->state == B_SIZE0)
+            return 400;
+        if (c == '\r')
+            return b->state = B_SIZE_LF, 0;
+        if (c == ';' || c == ' ' || c == '\t')
+            return b->state = B_EXT, 0;
+        return 400;
+    case B_EXT:
+        if (c == '\r')
+            return b->state = B_SIZE_LF, 0;
+        return wc__ctl(c) || ++b->line_bytes > WC_MAX_CHUNK_EXT ? 400 : 0;
+    case B_SIZE_LF:
+        if (c != '\n')
+            return 400;
+        b->line_bytes = 0;
+        b->total += b->size;
+        b->left = b->size;
+        b->state = b->size ? B_DATA : B_TRAILER0;
+        return 0;
+    case B_DATA_CR:
+        return c == '\r' ? (b->state = B_DATA_LF, 0) : 400;
+    case B_DATA_LF:
+        if (c != '\n')
+            return 400;
+        b->size = 0;
+        b->state = B_SIZE0;
+        return 0;
+    case B_TRAILER0:
+        if (c == '\r')
+            return b->state = B_END_LF, 0;
+        b->state = B_TRAILER;
+        /* fall through */
+    case B_TRAILER:
+        if (++b->line_bytes > lim->max_header_bytes)
+            return 431;
+        if (c == '\r')
+            return b->state = B_TRAILER_LF, 0;
+        return wc__ctl(c) ? 400 : 0;
+    case B_TRAILER_LF:
+        if (c != '\n')
+            return 400;
+        b->line_bytes++;
+        b->state = B_TRAILER0;
+        return 0;
+    case B_END_LF:
+        return c == '\n' ? WC_PARSE_OK : 400;
+    }
+    return 400;
+}
+
+int wc_http_body(struct wc_body *b, const char *p, size_t n, const struct wc_limits *lim,
+                 size_t *used)
+{
+    size_t i = 0;
+    if (!b->chunked) {
+        i = b->left < n ? (size_t)b->left : n;
+        b->left -= i;
+        *used = i;
+        return b->left ? WC_PARSE_INCOMPLETE : WC_PARSE_OK;
+    }
+    int st = 0;
+    while (i < n && st == 0) {
+        if (b->state == B_DATA) { /* the data in bulk */
+            size_t k = b->left < n - i ? (size_t)b->left : n - i;
+            i += k;
+            b->left -= k;
+            if (!b->left)
+                b->state = B_DATA_CR;
+            continue;
+        }
+        st = wc__chunk_byte(b, (unsigned char)p[i++], lim);
+    }
+    *used = i;
+    return st ? st : WC_PARSE_INCOMPLETE;
+}
+
+int wc_http_decode_path(const char *t, size_t n, char *out, size_t size)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && t[i] != '?'; i++) {
+        unsigned char c = (unsigned char)t[i];
+        if (c == '%') {
+            int hi = i + 1 < n ? wc__hex((unsigned char)t[i + 1]) : -1;
+            int lo = i + 2 < n ? wc__hex((unsigned char)t[i + 2]) : -1;
+            if (hi < 0 || lo < 0)
+                return 400;
+            c = (unsigned char)(hi * 16 + lo);
+            i += 2;
+            if (c == 0)
+                return 404;
+        }
+        if (o + 1 >= size)
+            return 404;
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return 0;
 }
 
 /* ---- responses ---- */
@@ -185,6 +517,7 @@ int wc_http_parse(const char *buf, size_t len, const struct wc_limits *lim,
 const char *wc_http_reason(int status)
 {
     switch (status) {
+    case 100: return "Continue";
     case 200: return "OK";
     case 400: return "Bad Request";
     case 404: return "Not Found";
@@ -192,6 +525,7 @@ const char *wc_http_reason(int status)
     case 408: return "Request Timeout";
     case 413: return "Content Too Large";
     case 414: return "URI Too Long";
+    case 417: return "Expectation Failed";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";
@@ -236,7 +570,7 @@ void wc_response_error(struct wc_response *r, int status)
     r->x_cache = NULL;
     r->allow = status == 405 ? "GET, HEAD" : NULL;
     r->close = status == 400 || status == 408 || status == 413 || status == 414 ||
-               status == 431 || status == 501 || status == 505;
+               status == 417 || status == 431 || status == 501 || status == 505;
 }
 
 static int wc__send_all(int fd, struct iovec *iov, int cnt, int timeout_ms)
@@ -264,6 +598,13 @@ static int wc__send_all(int fd, struct iovec *iov, int cnt, int timeout_ms)
         }
     }
     return 0;
+}
+
+int wc_http_write_continue(int fd, int timeout_ms)
+{
+    static const char line[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    struct iovec iov = {(void *)line, sizeof line - 1};
+    return wc__send_all(fd, &iov, 1, timeout_ms);
 }
 
 int wc_http_write(int fd, const struct wc_response *r, int head_only, int keep_alive,

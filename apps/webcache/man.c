@@ -167,6 +167,8 @@ static char *wc__man2html(const struct wc_config *cfg, const char *path, const c
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    /* its warnings about the page are not the server's: our stderr is for our own messages */
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
     sigset_t none, dfl;

@@ -53,6 +53,17 @@ void wc_stats_publish(struct wc_cache *c)
 #undef WC_PUT
 }
 
+size_t wc_stats_json_cap(void)
+{
+    /* each counter at most ", \"NAME\": " and 20 digits; the fixed part of the document
+     * (names, policy, build, limits) is under 512 bytes */
+    size_t per_process = sizeof ", {\"pid\": 18446744073709551615}";
+#define WC_X(name, doc) per_process += sizeof ", \"" #name "\": " + 20;
+    WC_STATS_FIELDS(WC_X)
+#undef WC_X
+    return 512 + per_process * ((size_t)wc__nslots + 1);
+}
+
 #define WC_APPEND(...)                                                                         \
     do {                                                                                       \
         int k_ = snprintf(buf + n, cap - n, __VA_ARGS__);                                      \

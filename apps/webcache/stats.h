@@ -33,6 +33,8 @@ void wc_stats_attach(int index);       /* in each server process */
 void wc_stats_add(size_t field_offset); /* atomic +1 on this process's slot */
 #define WC_STATS_INC(name) wc_stats_add(offsetof(struct wc_stats_slot, name))
 void wc_stats_publish(struct wc_cache *c); /* copy the cache's counters into this slot */
+/* A buffer size that always holds the JSON document (it grows with --procs). */
+size_t wc_stats_json_cap(void);
 /* Writes the JSON document; returns its length (< cap) or 0 if cap is too small. */
 size_t wc_stats_json(char *buf, size_t cap, struct wc_cache *c, const struct wc_config *cfg);
 
