@@ -9,7 +9,15 @@
  *                        until FILE exists (at most 30 s): what the live view shows meanwhile.
  *   prog_shm end N HOW   the main thread runs N transactions at SITE_WORK alone, then ends
  *                        without its exit hooks: HOW is _exit, segv (a null store) or exec
- *                        (execv of /bin/true). The segment must hold all N. */
+ *                        (execv of /bin/true). The segment must hold all N.
+ *   prog_shm killmid FILE 2 threads run transactions at SITE_KILLMID until killed (at most 30 s);
+ *                        after each commit returns, the thread adds 1 to its count in FILE
+ *                        (two longs, mapped shared), so the count survives a kill -9.
+ *   prog_shm blocked N FILE  a thread runs N transactions at SITE_WORK, then blocks in read()
+ *                        on a pipe; meanwhile the main thread runs transactions at SITE_BUSY
+ *                        until FILE exists (at most 30 s), then wakes the blocked thread. */
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +47,29 @@ static int run_threads(long n)
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
     return counter == 2 * per_thread ? 0 : 1;
+}
+
+static long busy;
+static volatile long *done_counts; /* killmid: per thread, in a shared mapping */
+static int block_pipe[2];
+
+static void *killmid_work(void *arg)
+{
+    volatile long *mine = &done_counts[(intptr_t)arg];
+    time_t end = time(NULL) + 30;
+    while (time(NULL) < end)
+        for (int i = 0; i < 1000; i++) {
+            __transaction_atomic { counter++; } /* SITE_KILLMID */
+            *mine += 1;
+        }
+    return NULL;
+}
+
+static void *blocked_work(void *arg)
+{
+    char c;
+    work(arg);
+    return read(block_pipe[0], &c, 1) == 1 ? NULL : (void *)1;
 }
 
 int main(int argc, char **argv)
@@ -101,6 +132,34 @@ int main(int argc, char **argv)
         }
         return 2;
     }
+    if (argc == 3 && strcmp(argv[1], "killmid") == 0) {
+        int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || ftruncate(fd, 2 * sizeof(long)) != 0)
+            return 2;
+        done_counts = mmap(NULL, 2 * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (done_counts == MAP_FAILED)
+            return 2;
+        pthread_t t[2];
+        for (intptr_t i = 0; i < 2; i++)
+            pthread_create(&t[i], NULL, killmid_work, (void *)i);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        return 0;
+    }
+    if (argc == 4 && strcmp(argv[1], "blocked") == 0) {
+        time_t end = time(NULL) + 30;
+        pthread_t t;
+        per_thread = atol(argv[2]);
+        if (pipe(block_pipe) != 0 || pthread_create(&t, NULL, blocked_work, NULL) != 0)
+            return 2;
+        while (access(argv[3], F_OK) != 0 && time(NULL) < end)
+            for (int i = 0; i < 1000; i++)
+                __transaction_atomic { busy++; } /* SITE_BUSY */
+        void *bad;
+        if (write(block_pipe[1], "x", 1) != 1 || pthread_join(t, &bad) != 0 || bad)
+            return 1;
+        return counter == per_thread ? 0 : 1;
+    }
     if (argc == 3 && strcmp(argv[1], "run") == 0) {
         time_t end = time(NULL) + 30;
         per_thread = 1000;
@@ -110,6 +169,6 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr, "usage: prog_shm fork N | run STOPFILE | forkmid N | idle N STOPFILE | "
-                    "end N _exit|segv|exec\n");
+                    "end N _exit|segv|exec | killmid FILE | blocked N FILE\n");
     return 2;
 }

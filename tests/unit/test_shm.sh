@@ -109,6 +109,48 @@ import json, sys
 p = next(p for p in json.load(open(sys.argv[1]))["processes"] if p["pid"] == int(sys.argv[2]))
 assert p["commits"] == 5000 and p["state"] == "died", p
 PY
+site_commits() { # site_commits FILE MARKER [PID]: commits of the site on the line with /* MARKER */
+    python3 - "$1" "$2" "$ROOT/tests/unit/prog_shm.c" <<'PY'
+import json, subprocess, sys
+path, marker, src = sys.argv[1:4]
+line = next(i + 1 for i, l in enumerate(open(src).read().splitlines()) if f"/* {marker} */" in l)
+n = 0
+for s in json.load(open(path))["sites"]:
+    out = subprocess.run(["addr2line", "-e", s["site_object"], s["site_offset"]],
+                         capture_output=True, text=True).stdout
+    if out.strip().endswith(f"prog_shm.c:{line}"):
+        n += s["commits"]
+print(n)
+PY
+}
+# A thread blocked in read() while another keeps transacting: its site is exact in the live view.
+for algo in $ALGOS; do
+    rm -f "$d/stop4"
+    env TMKIT_ALGO=$algo TMKIT_STATS_SHM=$name "$SHM_PROG" blocked 3001 "$d/stop4" & pid=$!
+    await_pid $pid "the blocked program"
+    sleep 0.3
+    "$DUMP" $name > "$d/bl.json"
+    got=$(site_commits "$d/bl.json" SITE_WORK)
+    busy=$(site_commits "$d/bl.json" SITE_BUSY)
+    touch "$d/stop4"; wait $pid || fail "$algo: blocked program failed"
+    [ "$got" = 3001 ] || fail "$algo: a blocked thread's site shows $got commits live, not 3001"
+    [ "$busy" -gt 0 ] || fail "$algo: the busy site shows no commits"
+done
+# kill -9 in the middle of a run: the segment holds every transaction whose commit returned
+# (the program counts them in a shared file right after each commit). A thread killed between
+# a commit and its count, or inside an uninstrumented attempt (counted when it starts, as it
+# cannot abort), adds one: at most one per thread (docs/stats.md).
+for algo in $ALGOS; do
+    env TMKIT_ALGO=$algo TMKIT_STATS_SHM=$name "$SHM_PROG" killmid "$d/counts" & pid=$!
+    await_pid $pid "the killmid program"
+    sleep 0.3
+    kill -9 $pid; wait $pid 2>/dev/null
+    "$DUMP" $name > "$d/km.json"
+    got=$(site_commits "$d/km.json" SITE_KILLMID)
+    done=$(python3 -c 'import struct,sys; print(sum(struct.unpack("2q", open(sys.argv[1],"rb").read())))' "$d/counts")
+    [ "$done" -gt 0 ] && [ "$got" -ge "$done" ] && [ "$got" -le $((done + 2)) ] ||
+        fail "$algo: kill -9 mid-run: the segment shows $got commits, the program counted $done"
+done
 for how in _exit segv exec; do
     env TMKIT_STATS_SHM=$name "$SHM_PROG" end 7000 $how 2>/dev/null
     "$DUMP" $name > "$d/e.json" || fail "$how: segment unreadable"
