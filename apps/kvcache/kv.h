@@ -39,8 +39,10 @@ extern struct kv_settings kv_settings;
 /* An item: the header, then the key (nkey bytes), then the value (nbytes bytes).
  * Guarded by cache_lock: every field but the key and value bytes, which are written before the
  * item is linked and never changed while it is reachable (a changed value is a new item).
- * refcount counts the holders outside the table (a connection copying the value, a store in
- * progress); an unlinked item whose refcount drops to 0 goes back to its slab class. */
+ * refcount counts the holders: the table while the item is linked, plus each connection copying
+ * the value and each store in progress; updated atomically (kv_sync.h, KV_REF_*), so the last
+ * release frees the item without a cache section. An item whose count drops to 0 is unlinked
+ * (the table's reference is gone) and goes back to its slab class. */
 typedef struct kv_item {
     struct kv_item *hnext; /* hash chain; also the slab free list */
     struct kv_item *prev, *next; /* LRU list of its slab class */

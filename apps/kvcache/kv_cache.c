@@ -137,11 +137,12 @@ kv_item *kv_get(const char *key, size_t nkey, int touch, int64_t exptime)
     return it;
 }
 
+/* Outside any cache section (kv_sync.h, KV_REF_PUT_IS_LAST): the last holder of an unlinked
+ * item frees it; nobody can take a new reference to it, as it is in no table. */
 void kv_release(kv_item *it)
 {
-    KV_CACHE_BEGIN();
-    kv_do_item_release(it);
-    KV_CACHE_END();
+    if (KV_REF_PUT_IS_LAST(it))
+        kv_slabs_free(it);
 }
 
 int kv_delete(const char *key, size_t nkey)

@@ -3,8 +3,9 @@
  * Every function here runs inside a cache section (kv_do_*) except kv_items_stats, which opens
  * its own. An item is either free (in its slab class), private (allocated, refcount >= 1, not
  * linked: a store in progress), or linked (in the hash table and at some place in its class's
- * LRU list, newest at the head). A linked item may also be referenced by connections copying its
- * value out. Unlinking an unreferenced item frees it; otherwise the last release does.
+ * LRU list, newest at the head; the table holds one reference). A linked item may also be
+ * referenced by connections copying its value out. Whoever drops the count to 0 frees the item:
+ * the unlink if nobody else holds it, else the last release (kv_release, outside any section).
  *
  * Allocation takes a chunk from the slab class; when the class is at the memory limit it looks
  * at up to KV_EVICT_TRIES items from the LRU tail and reuses the first unreferenced one (counted
@@ -76,7 +77,7 @@ static kv_item *KV_CACHE_FN kv_do_evict(int c, int64_t now)
 {
     kv_item *it = kv_tails[c];
     for (int tries = 0; it && tries < KV_EVICT_TRIES; tries++, it = it->prev) {
-        if (it->refcount != 0)
+        if (KV_REF_GET(it) != 1) /* held by someone besides the table */
             continue;
         if (kv_do_item_alive(it, now)) {
             kv_evicted[c]++;
@@ -85,7 +86,7 @@ static kv_item *KV_CACHE_FN kv_do_evict(int c, int64_t now)
             kv_reclaimed[c]++;
             KV_STAT_ADD(reclaimed, 1);
         }
-        it->refcount = 1; /* keeps kv_do_item_unlink from freeing it */
+        KV_REF_INC(it); /* ours: kv_do_item_unlink drops only the table's */
         kv_do_item_unlink(it, kv_hash(KV_ITEM_KEY(it), it->nkey));
         return it;
     }
@@ -121,6 +122,7 @@ kv_item *KV_CACHE_FN kv_do_item_alloc(const char *key, size_t nkey, uint32_t fla
 
 void KV_CACHE_FN kv_do_item_link(kv_item *it, uint32_t hv, int64_t now)
 {
+    KV_REF_INC(it); /* the table's reference */
     it->linked = 1;
     it->atime = it->stime = now;
     it->cas = kv_cas_next++;
@@ -140,13 +142,13 @@ void KV_CACHE_FN kv_do_item_unlink(kv_item *it, uint32_t hv)
     kv_lru_remove(it);
     KV_STAT_ADD(curr_items, -1);
     KV_STAT_ADD(bytes, -(long)KV_ITEM_TOTAL(it->nkey, it->nbytes));
-    if (it->refcount == 0)
+    if (KV_REF_DEC_IS_LAST(it)) /* the table's reference */
         KV_DEFER_FREE(it);
 }
 
 void KV_CACHE_FN kv_do_item_release(kv_item *it)
 {
-    if (--it->refcount == 0 && !it->linked)
+    if (KV_REF_DEC_IS_LAST(it))
         KV_DEFER_FREE(it);
 }
 
@@ -167,7 +169,7 @@ kv_item *KV_CACHE_FN kv_do_item_get(const char *key, size_t nkey, uint32_t hv, i
         it = NULL;
     }
     if (it) {
-        it->refcount++;
+        KV_REF_INC(it);
         kv_do_item_bump(it, now);
     }
     return it;

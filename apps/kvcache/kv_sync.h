@@ -1,7 +1,8 @@
 /* kv_sync.h — the one place where kvcache's builds differ.
  *
  * The server is written once, in memcached 1.4's synchronization shape, with three locks:
- *   cache_lock  the hash table, the LRU lists, item link state, reference counts, CAS ids
+ *   cache_lock  the hash table, the LRU lists, item link state, CAS ids (reference counts are
+ *               atomic: see below)
  *   slabs_lock  the slab allocator (size classes, free lists, the memory limit)
  *   stats_lock  the global statistics (kv_gstats)
  * Lock order: cache_lock -> slabs_lock -> stats_lock (a section may take a later lock inside an
@@ -176,6 +177,42 @@ typedef long kv_counter_t;
     } while (0)
 #endif
 #endif
+#endif
+
+/* ---- item reference counts (kv_items.c) ----
+ * As in memcached 1.4, a linked item holds one reference for the table, and the last release
+ * (of a connection done copying the value, outside any cache section) frees the item without
+ * taking cache_lock: the count is updated by atomic operations, inside and outside the sections.
+ *   KV_REF_GET(it), KV_REF_INC(it), KV_REF_DEC_IS_LAST(it)   inside a cache section
+ *   KV_REF_PUT_IS_LAST(it)                                   outside any section (kv_release)
+ *   lock cache: GCC's __atomic builtins (memcached's refcount_incr/decr)
+ *   TM cache:   plain accesses inside (the section's transaction covers them); outside, a small
+ *               __transaction_atomic of its own, as the paper's port wrapped each atomic (a
+ *               builtin would bypass the runtime: a transaction reading the count would miss it)
+ *   tmkit:      tm_atomic_* inside and outside (tmkit.h: a one-word transaction outside, part of
+ *               the enclosing transaction inside) */
+#if KV_TM_CACHE == 0
+#define KV_REF_GET(it) __atomic_load_n(&(it)->refcount, __ATOMIC_RELAXED)
+#define KV_REF_INC(it) ((void)__atomic_fetch_add(&(it)->refcount, 1, __ATOMIC_RELAXED))
+/* acq_rel: the last holder's free sees every other holder's accesses (their releases). */
+#define KV_REF_DEC_IS_LAST(it) (__atomic_sub_fetch(&(it)->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+#define KV_REF_PUT_IS_LAST(it) KV_REF_DEC_IS_LAST(it)
+#elif KV_TMKIT
+#define KV_REF_GET(it) tm_atomic_load(&(it)->refcount)
+#define KV_REF_INC(it) ((void)tm_atomic_fetch_add(&(it)->refcount, 1))
+#define KV_REF_DEC_IS_LAST(it) (tm_atomic_fetch_sub(&(it)->refcount, 1) == 1)
+#define KV_REF_PUT_IS_LAST(it) KV_REF_DEC_IS_LAST(it)
+#else
+#define KV_REF_GET(it) ((it)->refcount)
+#define KV_REF_INC(it) ((void)(it)->refcount++)
+#define KV_REF_DEC_IS_LAST(it) (--(it)->refcount == 0)
+static inline int kv_ref_put_is_last(int32_t *refs)
+{
+    int last;
+    __transaction_atomic { last = --*refs == 0; }
+    return last;
+}
+#define KV_REF_PUT_IS_LAST(it) kv_ref_put_is_last(&(it)->refcount)
 #endif
 
 /* ---- the maintainer's wake-up (hash table expansion) ----
