@@ -57,10 +57,14 @@ def server(target, args=()):
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+    # KV_EXIT_ZERO: the server must end cleanly after SIGTERM (under valgrind, exit 99 means
+    # memcheck found errors: valgrind_server.sh).
+    if os.environ.get("KV_EXIT_ZERO") and proc.returncode != 0:
+        raise RuntimeError(f"server {cmd} exited with {proc.returncode} after SIGTERM")
 
 
 def check_runtime(pid):
