@@ -28,6 +28,9 @@ static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t 
  * `locals` log, a statistics attempt): what tm_commit does after its release. */
 static __attribute__((noinline)) void tm_commit_serial_rest(tm_tx *tx, bool wake, uint32_t old)
 {
+    /* Counter additions close first, before anything that may wait (adaptive's count may wait
+     * for the serial lock, whose next holder may be reading the counters: core/txn.c). */
+    tm_counters_apply(tx);
     if (wake)
         tm_commit_serial_sleepers(tx, old);
     tx->flags &= ~(TM_F_SERIAL | TM_F_IRREVOCABLE); /* as tm_serial_release */

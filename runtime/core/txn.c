@@ -301,8 +301,14 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         if (ts && tm_must_quiesce(tx))
             tm_quiesce(tx, ts);
     } else if (tx->flags & TM_F_BIASED) {
+        tm_counters_apply(tx);
         tm_bias_exit(tx);
     } else if (tx->flags & TM_F_SERIAL) {
+        /* Closed before the lock is released, not by the commit action after it: adaptive's
+         * count below may wait for the serial lock (a mode switch), and the lock's next holder
+         * may be an irrevocable transaction reading the counters, which would wait for this
+         * descriptor's open sequence lock forever (mt_counter_inside, 8 threads, 2026-11-25). */
+        tm_counters_apply(tx);
         tm_serial_release(tx);
     }
     /* Waiters in tm_retry whose watch this commit's writes may touch (ext/): with logs intact. */
