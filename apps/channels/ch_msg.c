@@ -1,0 +1,118 @@
+/* ch_msg.c — messages between Lua states (ch_msg.h).
+ *
+ * Two lua_States share nothing, so a message is copied twice: out of the sender's stack into
+ * one block (values, then the bytes of its strings), and from that block onto the receiver's
+ * stack. The copies run outside every critical section: a section only moves the block's
+ * pointer from the sender to the receiver. Integers stay integers and floats floats. */
+#include "ch_msg.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CH_NIL, CH_FALSE, CH_TRUE, CH_INT, CH_FLT, CH_STR };
+
+typedef struct {
+    int type;
+    union {
+        lua_Integer i;
+        lua_Number d;
+        struct {
+            size_t off, len; /* into the block's string bytes */
+        } s;
+    } u;
+} ch_val;
+
+struct ch_msg {
+    int n;
+    ch_val v[]; /* then the string bytes */
+};
+
+ch_msg *ch_msg_pack(lua_State *L, int first)
+{
+    int top = lua_gettop(L);
+    int n = top >= first ? top - first + 1 : 0;
+    size_t bytes = 0;
+    for (int i = first; i <= top; i++) {
+        switch (lua_type(L, i)) {
+        case LUA_TNIL:
+        case LUA_TBOOLEAN:
+        case LUA_TNUMBER:
+            break;
+        case LUA_TSTRING:
+            bytes += lua_rawlen(L, i);
+            break;
+        default:
+            luaL_typeerror(L, i, "nil, boolean, number or string");
+        }
+    }
+    ch_msg *m = malloc(sizeof *m + (size_t)n * sizeof(ch_val) + bytes);
+    if (!m)
+        luaL_error(L, "out of memory for a message");
+    m->n = n;
+    char *str = (char *)&m->v[n];
+    size_t off = 0;
+    for (int k = 0; k < n; k++) {
+        int i = first + k;
+        ch_val *v = &m->v[k];
+        switch (lua_type(L, i)) {
+        case LUA_TNIL:
+            v->type = CH_NIL;
+            break;
+        case LUA_TBOOLEAN:
+            v->type = lua_toboolean(L, i) ? CH_TRUE : CH_FALSE;
+            break;
+        case LUA_TNUMBER:
+            if (lua_isinteger(L, i)) {
+                v->type = CH_INT;
+                v->u.i = lua_tointeger(L, i);
+            } else {
+                v->type = CH_FLT;
+                v->u.d = lua_tonumber(L, i);
+            }
+            break;
+        default: { /* string (checked above) */
+            size_t len;
+            const char *s = lua_tolstring(L, i, &len);
+            memcpy(str + off, s, len);
+            v->type = CH_STR;
+            v->u.s.off = off;
+            v->u.s.len = len;
+            off += len;
+        }
+        }
+    }
+    return m;
+}
+
+int ch_msg_push(lua_State *L, const ch_msg *m)
+{
+    luaL_checkstack(L, m->n, "too many values in a message");
+    const char *str = (const char *)&m->v[m->n];
+    for (int k = 0; k < m->n; k++) {
+        const ch_val *v = &m->v[k];
+        switch (v->type) {
+        case CH_NIL:
+            lua_pushnil(L);
+            break;
+        case CH_FALSE:
+        case CH_TRUE:
+            lua_pushboolean(L, v->type == CH_TRUE);
+            break;
+        case CH_INT:
+            lua_pushinteger(L, v->u.i);
+            break;
+        case CH_FLT:
+            lua_pushnumber(L, v->u.d);
+            break;
+        default:
+            lua_pushlstring(L, str + v->u.s.off, v->u.s.len);
+        }
+    }
+    return m->n;
+}
+
+void ch_msg_free(ch_msg *m)
+{
+    free(m);
+}

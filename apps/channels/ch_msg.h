@@ -1,0 +1,17 @@
+/* ch_msg.h — a message: a tuple of nil, boolean, number and string values copied out of one
+ * lua_State into one malloc'd block, and pushed onto another. */
+#ifndef CH_MSG_H
+#define CH_MSG_H
+
+#include <lua.h>
+
+typedef struct ch_msg ch_msg;
+
+/* Copy the values at stack slots first..top of L into a new message; a value of another type
+ * raises a Lua error (bad argument) before anything is allocated. */
+ch_msg *ch_msg_pack(lua_State *L, int first);
+/* Push the message's values onto L; returns how many. */
+int ch_msg_push(lua_State *L, const ch_msg *m);
+void ch_msg_free(ch_msg *m);
+
+#endif

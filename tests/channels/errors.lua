@@ -1,0 +1,46 @@
+-- An error in one process is reported and ends only that process; bad arguments raise Lua
+-- errors; conditions of the run answer nil and a message.
+luaproc.setnumworkers(3)
+luaproc.newchannel("out")
+for i = 1, 5 do
+  luaproc.newproc(string.format([[
+    if %d %% 2 == 0 then error("boom %d") end
+    luaproc.send("out", %d)
+  ]], i, i, i))
+end
+local sum = 0
+for _, r in ipairs(collect("out", 3)) do sum = sum + r[1] end
+check(sum == 1 + 3 + 5, "the processes that did not fail: " .. sum)
+-- a process after the failures still runs
+luaproc.newproc([[ luaproc.send("out", "alive") ]])
+check(luaproc.receive("out") == "alive", "a process after the failed ones")
+
+local function raises(f, ...)
+  local ok, err = pcall(f, ...)
+  return not ok and type(err) == "string"
+end
+check(raises(luaproc.send), "send without a channel name")
+check(raises(luaproc.receive, {}), "receive with a table as the name")
+check(raises(luaproc.newchannel), "newchannel without a name")
+check(raises(luaproc.setnumworkers, 0), "setnumworkers(0)")
+check(raises(luaproc.setnumworkers, "x"), "setnumworkers('x')")
+check(raises(luaproc.recycle, -1), "recycle(-1)")
+check(raises(luaproc.send, "out", {1, 2}), "a table in a message")
+check(raises(luaproc.send, "out", print), "a function in a message")
+check(raises(luaproc.newproc, 42) or luaproc.newproc(42) == nil, "newproc(42)")
+-- conditions of the run
+local v, err = luaproc.newproc("this is not lua")
+check(v == nil and type(err) == "string", "newproc with a syntax error")
+check(luaproc.newchannel("dup"))
+v, err = luaproc.newchannel("dup")
+check(v == nil and err:match("exists"), "a channel created twice")
+v, err = luaproc.send("no such channel", 1)
+check(v == nil and err:match("does not exist"), "send to a missing channel")
+v, err = luaproc.delchannel("no such channel")
+check(v == nil and err:match("does not exist"), "delchannel of a missing channel")
+-- wait() from a process is refused
+luaproc.newproc([[
+  local ok, err = pcall(luaproc.wait)
+  luaproc.send("out", not ok)
+]])
+check(luaproc.receive("out") == true, "wait() inside a process")
