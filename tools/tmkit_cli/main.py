@@ -83,6 +83,7 @@ RAW_BENCH = {
     "prime": "tmkit_cli.bench.prime",
     "costs": "tmkit_cli.bench.costs",
     "kvcache": "tmkit_cli.bench.kvcache",
+    "channels": "tmkit_cli.bench.channels",
 }
 
 
