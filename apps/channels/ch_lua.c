@@ -2,7 +2,8 @@
  *
  *   local luaproc = require "channels_lock"    -- or "channels_tm", "channels_tm_busywait"
  *
- * (each build's file exports its own luaopen_channels_<build>: CH_LUAOPEN). The first open, in the interpreter's state, starts one
+ * (each build's file exports its own luaopen_channels_<build>: CH_LUAOPEN, and luaopen_luaproc).
+ * The first open, in the interpreter's state, starts one
  * worker and ties the runtime's end to that state: when it closes (the script ended), a __gc
  * waits for every process, as luaproc's implicit wait() does, then joins the workers before
  * Lua unloads the library. Processes get the same functions as the global `luaproc`.
@@ -277,7 +278,16 @@ static int l_close(lua_State *L)
     return 0;
 }
 
-__attribute__((visibility("default"))) int CH_LUAOPEN(lua_State *L)
+__attribute__((visibility("default"))) int CH_LUAOPEN(lua_State *L);
+
+/* The same module under luaproc's own name, so that scripts written for luaproc run unchanged
+ * (`require "luaproc"` with package.cpath naming build/lib/luaproc-<build>/, CMakeLists.txt). */
+__attribute__((visibility("default"))) int luaopen_luaproc(lua_State *L)
+{
+    return CH_LUAOPEN(L);
+}
+
+int CH_LUAOPEN(lua_State *L)
 {
     if (!started && !ch_proc_self(L)) {
         static int inited;
