@@ -14,7 +14,9 @@ command -v man2html >/dev/null 2>&1 || need="$need man2html"      # webcache bac
 command -v wrk    >/dev/null 2>&1 || need="$need wrk"             # webcache cross-check client
 command -v siege  >/dev/null 2>&1 || need="$need siege"
 [ -e /usr/share/man/man3/printf.3.gz ] || need="$need manpages manpages-dev"  # webcache pages
-ls -d /usr/lib/llvm-*/lib/clang/*/include >/dev/null 2>&1 || need="$need libclang-common-14-dev"  # advise: clang headers
+# advise: a libclang and clang's resource headers of one version (tools/tmkit_cli/advise/parse.py)
+[ -e /usr/lib/llvm-19/lib/libclang-19.so.1 ] || need="$need libclang1-19"
+[ -e /usr/lib/llvm-19/lib/clang/19/include/emmintrin.h ] || need="$need libclang-common-19-dev"
 [ -e "$(gcc -print-file-name=libitm.so.1 2>/dev/null)" ] || need="$need libitm1"
 [ -e "$(gcc -print-file-name=libitm.so 2>/dev/null)" ] || need="$need libgcc-12-dev"
 command -v memcached >/dev/null 2>&1 || need="$need memcached"            # kvcache: the reference server

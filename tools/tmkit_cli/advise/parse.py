@@ -1,8 +1,15 @@
 """libclang front end: parse translation units, read constants and operator kinds.
 
-libclang (pip libclang==18.1.1) is the C front end, so macros, typedefs and types are exactly
-the compiler's. Its Python binding lacks a few entry points that the shared library has
-(constant evaluation, operator kinds); they are declared here with ctypes.
+libclang is the C front end, so macros, typedefs and types are exactly the compiler's. The
+front end (the shared library) and clang's resource headers (stddef.h, emmintrin.h, ...) must
+be one version: Debian 12's clang 14 headers do not parse with a libclang 18 ("invalid
+conversion between vector type '__m128i' and integer type"), which stopped the analysis of any
+real server including SIMD headers. front_end() therefore picks a Debian LLVM installation that
+has both, the newest first (scripts/deps.sh installs libclang1-19 and libclang-common-19-dev),
+and points the Python binding (pip libclang==18.1.1, scripts/venv.sh: only its cindex.py is
+used then; the C API it calls is stable) at that library. TMKIT_LIBCLANG and
+TMKIT_CLANG_RESOURCE_DIR override the pair. The binding lacks a few entry points that the
+library has (constant evaluation, operator kinds); they are declared here with ctypes.
 """
 import ctypes
 import glob
@@ -22,6 +29,7 @@ def _setup():
     global _lib
     if _lib is not None:
         return _lib
+    front_end()
     lib = conf.lib
     sig = [("clang_Cursor_Evaluate", [Cursor], ctypes.c_void_p),
            ("clang_EvalResult_getKind", [ctypes.c_void_p], ctypes.c_int),
@@ -72,17 +80,44 @@ def const_int(c):
         lib.clang_EvalResult_dispose(r)
 
 
+_front = None
+
+
+def front_end():
+    """(libclang shared library, resource dir) of one LLVM version; the binding is pointed at
+    the library before its first use."""
+    global _front
+    if _front is not None:
+        return _front
+    lib, res = os.environ.get("TMKIT_LIBCLANG"), os.environ.get("TMKIT_CLANG_RESOURCE_DIR")
+    if not (lib and res):
+        def version(d):
+            try:
+                return int(os.path.basename(d).split("-")[1])
+            except (IndexError, ValueError):
+                return 0
+        for d in sorted(glob.glob("/usr/lib/llvm-*"), key=version, reverse=True):
+            n = version(d)
+            libs = glob.glob(os.path.join(d, "lib", f"libclang-{n}.so*")) + \
+                glob.glob(os.path.join(d, "lib", "libclang.so*"))
+            heads = [h for h in glob.glob(os.path.join(d, "lib", "clang", "*"))
+                     if os.path.exists(os.path.join(h, "include", "emmintrin.h"))]
+            if libs and heads:
+                lib, res = lib or sorted(libs)[0], res or sorted(heads)[-1]
+                break
+    if not (lib and res):
+        raise UserError("no libclang with clang's resource headers of the same version was found "
+                        "under /usr/lib/llvm-*/ (the front end and its headers must match); run "
+                        "scripts/deps.sh (Debian libclang1-19, libclang-common-19-dev) or set "
+                        "TMKIT_LIBCLANG and TMKIT_CLANG_RESOURCE_DIR")
+    if not conf.loaded:
+        ci.Config.set_library_file(lib)
+    _front = (lib, res)
+    return _front
+
+
 def resource_dir():
-    env = os.environ.get("TMKIT_CLANG_RESOURCE_DIR")
-    if env:
-        return env
-    for pat in ("/usr/lib/llvm-14/lib/clang/14*", "/usr/lib/llvm-*/lib/clang/*"):
-        for d in sorted(glob.glob(pat), reverse=True):
-            if os.path.exists(os.path.join(d, "include", "stddef.h")):
-                return d
-    raise UserError("clang's resource headers (stddef.h, stdatomic.h, ...) were not found under "
-                    "/usr/lib/llvm-*/lib/clang/; run scripts/deps.sh (Debian libclang-common-14-dev) "
-                    "or set TMKIT_CLANG_RESOURCE_DIR")
+    return front_end()[1]
 
 
 _index = None

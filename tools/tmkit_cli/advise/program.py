@@ -6,7 +6,7 @@ from clang.cindex import CursorKind as K, StorageClass
 
 from . import cfg as cfgmod
 from .events import Extractor, noreturn_stmt
-from .model import Func
+from .model import Func, UserError
 from .parse import parse, tm_attribute, wrapped_name
 
 
@@ -21,10 +21,22 @@ class Program:
         self.timing = {}
         t0 = time.monotonic()
         self.tus = []
+        self.skipped = []        # (file, why): units the front end could not parse
         for i, u in enumerate(units):
-            tu = parse(u.file, u.clang_args())
+            try:
+                tu = parse(u.file, u.clang_args())
+            except UserError as e:
+                # one file's errors (an unknown flag, a header it cannot find) do not stop
+                # the rest; the report lists it. Nothing parsed at all: the error stands.
+                self.skipped.append((u.file, str(e)))
+                self.tus.append(None)
+                self.tu_defs.append(set())
+                continue
             self.tus.append(tu)
             self._collect(i, tu)
+        if units and len(self.skipped) == len(units):
+            raise UserError(self.skipped[0][1] if len(units) == 1 else
+                            f"no file could be parsed; the first: {self.skipped[0][1]}")
         self.timing["parse"] = time.monotonic() - t0
 
     def _collect(self, idx, tu):

@@ -26,6 +26,7 @@ def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
         "version": VERSION,
         "tool": "tmkit advise",
         "files": sorted(display(u.file) for u in prog.units),
+        "skipped": [{"file": display(f), "why": why} for f, why in prog.skipped],
         "summary": {
             "sections": len(sections),
             "pure": sum(s.cls == "pure" for s in sections),
@@ -77,6 +78,13 @@ def to_text(doc, out):
     w(f"tmkit advise: {sm['sections']} critical sections in {len(doc['files'])} file(s), "
       f"{sm['lines']} lines: {sm['pure']} pure, {sm['hybrid']} hybrid, "
       f"{sm['non-revocable']} non-revocable\n")
+    if doc.get("skipped"):
+        w(f"\nSkipped {len(doc['skipped'])} file(s) the front end could not parse (the rest is "
+          "analysed without them):\n")
+        for k in doc["skipped"]:
+            lines = [ln.strip() for ln in k["why"].splitlines() if ln.strip()]
+            first = next((ln for ln in lines if "error:" in ln), lines[0] if lines else "?")
+            w(f"  {k['file']}: {first}\n")
     for s in doc["sections"]:
         w(f"\n#{s['id']} {s['class']:<13} {s['function']}  {s['file']}:{s['lines'][0]}-{s['lines'][1]}"
           f"  lock {', '.join(s['locks'])} ({s['kind']}{', ' + s['mode'] if s['mode'] not in (None, 'exclusive') else ''}"
