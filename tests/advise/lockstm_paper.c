@@ -1,6 +1,7 @@
 /* The LockSTM paper's six-function example: X and Y are shared through SwapXY, Z is separate.
- * PromptForX does I/O under L1 (non-revocable); SwapXY, GetY, SetY share a group with it
- * (hybrid); GetZ and SetZ touch only Z (pure). */
+ * PromptForX does I/O under L1 (non-revocable); SwapXY shares X with it (hybrid: it holds X's
+ * group shared); GetY and SetY share only Y, which no non-revocable section touches, and GetZ
+ * and SetZ only Z (pure). SwapXY's nested L1/L2 region is one section. */
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,11 +1,17 @@
 """LockSTM classes, suggested constructs, and which sections the rewrite may touch.
 
-pure:          no blocker, and no non-revocable section in its group -> __transaction_atomic
-hybrid:        no blocker, but its group has a non-revocable section -> __transaction_atomic;
-               LockSTM runs it as a transaction holding its groups shared; under GCC TM the
-               non-revocable section runs serial-irrevocable and excludes it all the same
-non-revocable: has a blocker (or is unbalanced) -> __transaction_relaxed, which goes
-               serial-irrevocable where the blocker is; LockSTM keeps its groups exclusively
+Kuilema's LockSTM colors shared data, not sections: every datum a non-revocable section
+touches, and that another section touches too with one of them writing, gets a color, whose
+lock group the sections that share it hold (the NRC reduction: data no non-revocable section
+touches need no group). A section's colors are those it shares with a non-revocable one:
+non-revocable: has a blocker (or is unbalanced) -> runs holding its colors' groups exclusively
+               (tm_group_lock), as plain code; without groups, __transaction_relaxed, which goes
+               serial-irrevocable where the blocker is
+hybrid:        no blocker, shares a color with a non-revocable section -> holds those groups
+               shared (tm_group_enter) around __transaction_atomic
+pure:          no blocker, no color -> __transaction_atomic, no lock at all
+(In LockSTM's own example, SwapXY shares x with the non-revocable PromptForX and is hybrid;
+SetY and GetY share y only with SwapXY and are pure.)
 
 A lock can be removed only if every section of it is rewritten: a section that must keep its
 lock (condition-variable wait, unbalanced, shape the rewrite cannot handle, lock behind an
@@ -32,19 +38,48 @@ HINTS = {
 }
 
 
+def colors(sections):
+    """{datum: [section ids]} for every datum a non-revocable section shares with another
+    section (one of the two writing); sets s.colors on every section. An access through an
+    unresolved pointer ('?') shares with everything."""
+    nonrev = [s for s in sections if s.cls == "non-revocable"]
+    out = {}
+    for n in nonrev:
+        for d, m in n.accesses.items():   # two threads in the same non-revocable section
+            if "w" in m and n.id not in out.setdefault(d, []):
+                out[d].append(n.id)
+        for s in sections:
+            if s is n or not s.accesses or not n.accesses:
+                continue
+            for d in _shared(n.accesses, s.accesses):
+                ids = out.setdefault(d, [])
+                for x in (n.id, s.id):
+                    if x not in ids:
+                        ids.append(x)
+    for s in sections:
+        s.colors = sorted(d for d, ids in out.items() if s.id in ids)
+    return {d: sorted(ids) for d, ids in sorted(out.items())}
+
+
+def _shared(a, b):
+    if "?" in a or "?" in b:
+        return ["?"]
+    return [d for d, m in a.items() if d in b and ("w" in m or "w" in b[d])]
+
+
 def classify(sections, groups):
-    nonrev = {}
     for s in sections:
         s.cls = "non-revocable" if (s.status != "ok" or s.blockers) else "pure"
-        if s.cls == "non-revocable":
-            nonrev.setdefault(s.group, []).append(s.id)
+    cmap = colors(sections)
     for s in sections:
-        if s.cls == "pure" and s.group in nonrev:
+        if s.cls == "pure" and s.colors:
             s.cls = "hybrid"
+    nonrev_ids = {s.id for s in sections if s.cls == "non-revocable"}
     for g in groups:
-        g["non_revocable"] = nonrev.get(g["id"], [])
+        g["non_revocable"] = [i for i in g["sections"] if i in nonrev_ids]
     for s in sections:
-        s.suggest = _suggest(s, nonrev.get(s.group, []))
+        s.suggest = _suggest(s, sorted(i for d in s.colors for i in cmap[d] if i in nonrev_ids and i != s.id))
+    return cmap
 
 
 def _suggest(s, nonrev):
@@ -56,21 +91,43 @@ def _suggest(s, nonrev):
     if s.cls == "pure":
         return "__transaction_atomic"
     if s.cls == "hybrid":
-        ids = ", ".join(f"#{i}" for i in nonrev)
-        return (f"__transaction_atomic (group {s.group} also has non-revocable {ids}: they run "
-                "serially and exclude it)")
+        ids = ", ".join(f"#{i}" for i in sorted(set(nonrev)))
+        return (f"tm_group_enter({', '.join(s.colors)}) around __transaction_atomic: it shares "
+                f"{', '.join(s.colors)} with non-revocable {ids}")
     first = s.blockers[0][0]
     where = "on every run" if s.irrevocable == "always" else "only on paths through a blocker"
     return f"__transaction_relaxed (goes serial-irrevocable {where}, first at line {first.line})"
 
 
-def plan_patches(sections, order_edges, units, sources, pre_kept=None):
+GROUPS_ARRAY = "tmkit_groups"
+
+
+def group_args(s, cmap):
+    """`&tmkit_groups[i], ...` for the section's colors, in the one global order (sorted data
+    names; tm_group_lock/enter take several groups at once and order them by address)."""
+    order = {d: i for i, d in enumerate(cmap)}
+    return ", ".join(f"&{GROUPS_ARRAY}[{order[d]}]" for d in s.colors)
+
+
+def construct_of(s):
+    if s.cls == "non-revocable":
+        return "group-lock" if s.colors and s.status == "ok" else "relaxed"
+    return "group-atomic" if s.cls == "hybrid" else "atomic"
+
+
+CONSTRUCT_TEXT = {"atomic": "__transaction_atomic", "relaxed": "__transaction_relaxed",
+                  "group-atomic": "tm_group_enter + __transaction_atomic",
+                  "group-lock": "tm_group_lock (plain code)"}
+
+
+def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None):
     """Decide s.patch = {'construct', 'edits'} or {'reason'} for every section."""
     compiled = {u.file for u in units}
     kept, reasons = dict(pre_kept or {}), {}
     plans = {}
+    cmap = cmap or {}
     for s in sections:
-        construct = "relaxed" if s.cls == "non-revocable" else "atomic"
+        construct = construct_of(s)
         why = None
         if s.status != "ok":
             why = "unbalanced: " + "; ".join(s.problems)
@@ -84,7 +141,8 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None):
             why = "section is in a header (rewrite only edits compiled sources)"
         else:
             try:
-                plans[s.id] = (construct, patchmod.plan(s, sources(s.file), construct))
+                plans[s.id] = (construct, patchmod.plan(s, sources(s.file), construct,
+                                                         group_args(s, cmap)))
             except patchmod.NoPatch as e:
                 why = str(e)
         if why:
@@ -95,7 +153,7 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None):
     files = {s.id: s.file for s in sections}
     for sid, (_, edits) in plans.items():
         for e in edits:
-            if e[2] == "}":
+            if e[2] == "}" or e[2].startswith("} tm_group_exit"):
                 owners.setdefault((files[sid], e[0], e[1]), []).append(sid)
     for ids in owners.values():
         if len(ids) > 1:
@@ -135,5 +193,6 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None):
             s.patch = {"eligible": False, "reason": reasons.get(s.id, "not planned")}
         else:
             construct, edits = plans[s.id]
-            s.patch = {"eligible": True, "construct": "__transaction_" + construct, "edits": edits}
+            s.patch = {"eligible": True, "construct": CONSTRUCT_TEXT[construct], "edits": edits,
+                       "groups": len(cmap) if construct.startswith("group") else 0}
     return kept

@@ -4,7 +4,7 @@ import json
 import sys
 import time
 
-from . import analyze, classify, compdb, conflicts, lockflow, report, rewrite, sections
+from . import analyze, classify, compdb, conflicts, lockflow, nesting, report, rewrite, sections
 from .model import UserError
 
 USAGE = """tmkit advise [options] (-p BUILD_DIR | --compdb FILE) [FILES...]
@@ -71,11 +71,12 @@ def _run(args, flags):
     for s in secs:
         analyze.section(an, s)
     edges, cycles = analyze.lock_order(secs)
+    secs = nesting.outermost(secs)
     groups = conflicts.groups(secs)
-    classify.classify(secs, groups)
+    cmap = classify.classify(secs, groups)
     read = rewrite.source_reader()
     pre = {u["lock"]: f"unbalanced release at {u['file']}:{u['line']}" for u in unbalanced}
-    kept = classify.plan_patches(secs, edges, units, read, pre)
+    kept = classify.plan_patches(secs, edges, units, read, pre, cmap)
     timing["analysis"] = time.monotonic() - t1
     prog.count_lines()
     patches = []

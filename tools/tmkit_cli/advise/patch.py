@@ -87,12 +87,57 @@ def _has_call(c):
     return any(x.kind == K.CALL_EXPR for x in c.walk_preorder())
 
 
-def plan(s, src, construct):
-    """Edits [(start, end, text)] for section s, or raise NoPatch(reason)."""
+def plan(s, src, construct, groups=""):
+    """Edits [(start, end, text)] for section s, or raise NoPatch(reason). construct: 'atomic',
+    'relaxed', 'group-atomic' (tm_group_enter(groups) around an atomic block) or 'group-lock'
+    (the section stays plain code holding tm_group_lock(groups)). Nested sections' lock
+    operations (s.nested) are deleted."""
+    edits = []
+    for inner in getattr(s, "nested", []):
+        edits += _delete_ops(inner, src)
+    if construct == "group-lock":
+        return edits + _group_lock(s, src, groups)
+    return edits + _plan_block(s, src, construct, groups)
+
+
+def _delete_ops(inner, src):
+    """Deletes a nested section's acquire and releases (each a statement of its own)."""
+    if inner.lock.op == "try":
+        raise NoPatch(f"line {inner.line}: a nested trylock")
+    g = inner.func.cfg
+    out = []
+    for nid in [inner.node.id] + list(inner.exits):
+        stmt, _, child = _climb(g.nodes[nid])
+        _only_lock(g, stmt, g.nodes[nid])
+        if child.kind == K.LABEL_STMT:
+            raise NoPatch(f"line {g.nodes[nid].line}: a nested lock operation carries a label")
+        a, b = _whole_line(src, stmt.extent.start.offset, stmt_end(src, stmt))
+        out.append((a, b, ""))
+    return out
+
+
+def _group_lock(s, src, groups):
+    """The non-revocable section as plain code: its acquire becomes tm_group_lock and every
+    release tm_group_unlock, wherever they are."""
+    if s.lock.op == "try":
+        raise NoPatch("a trylock section (tm_group_lock has no try form)")
+    g = s.func.cfg
+    out = []
+    for nid, text in [(s.node.id, f"tm_group_lock({groups});")] + \
+            [(e, f"tm_group_unlock({groups});") for e in s.exits]:
+        stmt, _, child = _climb(g.nodes[nid])
+        _only_lock(g, stmt, g.nodes[nid])
+        out.append((stmt.extent.start.offset, stmt_end(src, stmt), text))
+    return out
+
+
+def _plan_block(s, src, construct, groups):
     g = s.func.cfg
     node = s.node
     edits = []
-    kw = "__transaction_atomic {" if construct == "atomic" else "__transaction_relaxed {"
+    kw = "__transaction_relaxed {" if construct == "relaxed" else "__transaction_atomic {"
+    if construct == "group-atomic":
+        kw = f"tm_group_enter({groups}); " + kw
     if s.lock.op == "try":
         open_at, container, first = _try_opener(s, src, edits, kw)
     else:
@@ -119,7 +164,11 @@ def plan(s, src, construct):
     close_stmt = closers[-1][1]
     others += [(c[1], container, c[2]) for c in closers[:-1]]
     close_end = stmt_end(src, close_stmt)
-    edits.append((close_stmt.extent.start.offset, close_end, "}"))
+    edits.append((close_stmt.extent.start.offset, close_end,
+                  f"}} tm_group_exit({groups});" if construct == "group-atomic" else "}"))
+    if others and construct == "group-atomic":
+        raise NoPatch("a release before the end of the block: leaving early would keep the "
+                      "lock group entered")
     for stmt, comp, e in others:
         _early_release(s, src, stmt, comp, open_at, close_end, edits)
     _check_entries(s, g, open_at, close_end)

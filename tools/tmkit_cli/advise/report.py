@@ -1,5 +1,6 @@
 """The report: one JSON document (schema in docs/advise.md) and a text rendering of it."""
 from .classify import HINTS
+from .nesting import lock_names
 from .program import display
 from .sections import exits_info
 
@@ -52,7 +53,7 @@ def _section(s):
     d = {
         "id": s.id, "function": s.func.name, "file": display(s.file), "line": s.line,
         "end_line": end, "lines": [start, end],
-        "locks": [s.lock.name], "kind": s.lock.kind, "mode": s.lock.mode,
+        "locks": lock_names(s), "kind": s.lock.kind, "mode": s.lock.mode,
         "acquire": {"op": s.lock.op, "via": s.lock.via, "line": s.line},
         "holding": s.holding,
         "exits": exits_info(s),
@@ -64,7 +65,7 @@ def _section(s):
         "reads": sorted(k for k, m in s.accesses.items() if "r" in m),
         "writes": sorted(k for k, m in s.accesses.items() if "w" in m),
         "acquires": sorted(s.acquires),
-        "group": s.group, "class": s.cls, "suggest": s.suggest,
+        "group": s.group, "colors": s.colors, "class": s.cls, "suggest": s.suggest,
         "patch": {k: v for k, v in (s.patch or {}).items() if k != "edits"},
     }
     if getattr(s, "verify", None):

@@ -3,6 +3,7 @@ import difflib
 import os
 
 from .patch import apply, new_offset
+from .classify import GROUPS_ARRAY
 from .program import display
 
 
@@ -28,15 +29,28 @@ def build(sections, read):
         if s.patch and s.patch.get("eligible"):
             by_file.setdefault(s.file, []).append(s)
     out = []
+    ngroups = max([s.patch.get("groups", 0) for ss in by_file.values() for s in ss] or [0])
+    defined = False
     for path in sorted(by_file):
         old = read(path)
         edits = []
         for s in by_file[path]:
             edits += s.patch["edits"]
+        if any(s.patch.get("groups") for s in by_file[path]):
+            # the lock groups, one per colour (classify.py): defined in the first file that
+            # uses them, declared in the others
+            decl = (f"tm_group_t {GROUPS_ARRAY}[{ngroups}] = {{"
+                    + ", ".join(["TM_GROUP_INITIALIZER"] * ngroups) + "};") if not defined else \
+                f"extern tm_group_t {GROUPS_ARRAY}[{ngroups}];"
+            defined = True
+            edits.append((0, 0, "#include <tmkit.h> /* tmkit advise: lock groups */\n" + decl + "\n"))
         new = apply(old, edits)
         for s in by_file[path]:
-            opener = next(e for e in s.patch["edits"] if "__transaction_" in e[2])
-            closer = next(e for e in s.patch["edits"] if e[2] == "}")
+            opener = next((e for e in s.patch["edits"] if "__transaction_" in e[2]), None)
+            if opener is None:  # a non-revocable section holding its groups: no transaction
+                s.new_lines = None
+                continue
+            closer = next(e for e in s.patch["edits"] if e[2] == "}" or e[2].startswith("} tm_group_exit"))
             o = new_offset(sorted(edits), opener[0]) + opener[2].index("__transaction_")
             c = new_offset(sorted(edits), closer[0])
             s.new_lines = (_line(new, o), _line(new, c))

@@ -29,9 +29,14 @@ def _gcc_view(flags):
     return "never"
 
 
+_INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "include")
+
+
 def _innermost(sections, line):
     best = None
     for s in sections:
+        if s.new_lines is None:
+            continue
         a, b = s.new_lines
         if a <= line <= b and (best is None or b - a < best.new_lines[1] - best.new_lines[0]):
             best = s
@@ -42,7 +47,7 @@ def _enclosing(sections, s):
     a, b = s.new_lines
     best = None
     for o in sections:
-        if o is s or o.func is not s.func:
+        if o is s or o.func is not s.func or o.new_lines is None:
             continue
         oa, ob = o.new_lines
         if oa < a and b < ob and (best is None or oa > best.new_lines[0]):
@@ -57,7 +62,8 @@ def _compile(unit, text, path, work):
     with open(src, "wb") as f:
         f.write(text)
     cmd = (["gcc"] + unit.gcc_args() + ["-fgnu-tm", "-c", src, "-o", os.path.join(work, "out.o"),
-                                        "-fdump-ipa-tmipa-lineno", "-iquote", os.path.dirname(path)])
+                                        "-fdump-ipa-tmipa-lineno", "-iquote", os.path.dirname(path),
+                                        "-I", os.path.normpath(_INCLUDE)])
     r = subprocess.run(cmd, cwd=unit.directory, capture_output=True, text=True)
     dump = ""
     for d in glob.glob(os.path.join(work, "*tmipa*")):
@@ -104,6 +110,8 @@ def verify(patches, units):
                     break
                 lines = text.split(b"\n")
                 for s in new_rejects:
+                    if s.new_lines is None:
+                        continue
                     i = s.new_lines[0] - 1
                     lines[i] = lines[i].replace(b"__transaction_atomic", b"__transaction_relaxed", 1)
                 text = b"\n".join(lines)
@@ -117,8 +125,12 @@ def _judge(p, dump, rejected):
     for m in _TX.finditer(dump):
         seen.setdefault(int(m["line"]), (m["kind"], _gcc_view(m["flags"])))
     for s in p.sections:
-        kind, view = seen.get(s.new_lines[0], (None, None))
         construct = s.patch["construct"]
+        if s.new_lines is None:
+            s.verify = {"gcc": "compiles; no transaction (the section holds its lock groups "
+                               "exclusively)", "agree": True, "detail": ""}
+            continue
+        kind, view = seen.get(s.new_lines[0], (None, None))
         if s.id in rejected:
             s.verify = {"gcc": f"rejects {construct}: {rejected[s.id]}; relaxed: {view}",
                         "agree": False,
