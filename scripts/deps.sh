@@ -17,6 +17,8 @@ command -v siege  >/dev/null 2>&1 || need="$need siege"
 # advise: a libclang and clang's resource headers of one version (tools/tmkit_cli/advise/parse.py)
 [ -e /usr/lib/llvm-19/lib/libclang-19.so.1 ] || need="$need libclang1-19"
 [ -e /usr/lib/llvm-19/lib/clang/19/include/emmintrin.h ] || need="$need libclang-common-19-dev"
+command -v bear >/dev/null 2>&1 || need="$need bear"                     # advise: real programs (make test-real)
+[ -e /usr/include/event2/event.h ] || need="$need libevent-dev"         # advise: building memcached's sources
 [ -e "$(gcc -print-file-name=libitm.so.1 2>/dev/null)" ] || need="$need libitm1"
 [ -e "$(gcc -print-file-name=libitm.so 2>/dev/null)" ] || need="$need libgcc-12-dev"
 command -v memcached >/dev/null 2>&1 || need="$need memcached"            # kvcache: the reference server
