@@ -2,7 +2,6 @@
 configuration, beside the paper's numbers (docs/channels.md)."""
 import os
 import statistics
-import subprocess
 
 from . import standalone
 
@@ -98,12 +97,6 @@ def cpu_use(runs, test, w, x, label):
 
 
 def plots(root, out):
-    """(files written, note): runs channels_plot.py under the project venv (matplotlib)."""
-    if subprocess.run(["sh", os.path.join(root, "scripts", "venv.sh")], capture_output=True).returncode:
-        return [], "could not set up matplotlib in .venv (scripts/venv.sh)"
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "channels_plot.py")
-    p = subprocess.run([os.path.join(root, ".venv", "bin", "python"), script,
-                        os.path.join(out, "runs.csv"), out], capture_output=True, text=True)
-    if p.returncode != 0:
-        return [], "plotting failed: " + (p.stderr.strip().splitlines() or ["?"])[-1]
-    return p.stdout.split(), ""
+    """(files written, note): channels_plot.py under the project venv (matplotlib)."""
+    files, note = standalone.venv_plot(root, "channels_plot.py", [os.path.join(out, "runs.csv"), out])
+    return files, note or ""

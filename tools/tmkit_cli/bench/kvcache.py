@@ -219,12 +219,4 @@ def write_csv(path, rows):
 
 
 def make_plots(root, out):
-    if subprocess.run(["sh", os.path.join(root, "scripts", "venv.sh")],
-                      capture_output=True).returncode != 0:
-        return [], "could not set up matplotlib in .venv (scripts/venv.sh)"
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kvcache_plot.py")
-    p = subprocess.run([os.path.join(root, ".venv", "bin", "python"), script,
-                        os.path.join(out, "medians.csv"), out], capture_output=True, text=True)
-    if p.returncode != 0:
-        return [], "plotting failed: " + (p.stderr.strip().splitlines() or ["?"])[-1]
-    return p.stdout.split(), None
+    return standalone.venv_plot(root, "kvcache_plot.py", [os.path.join(out, "medians.csv"), out])

@@ -4,6 +4,7 @@ import argparse
 import csv
 import datetime
 import os
+import subprocess
 
 from .execute import git_revision, loadavg, machine_info
 
@@ -48,3 +49,17 @@ def header(title, meta, date, cmd):
             f"- machine: {m['nproc']} CPUs, {m['cpu']}, Linux {m['kernel']}; load average "
             f"{meta['load_start']} at start, {meta['load_end']} at end",
             f"- tmkit revision: {meta['revision']}"]
+
+
+def venv_plot(root, script, args):
+    """(files written, None) or ([], why not): runs a plotting script of this folder (by file
+    name) under the project venv's python, which has matplotlib (scripts/venv.sh)."""
+    if subprocess.run(["sh", os.path.join(root, "scripts", "venv.sh")],
+                      capture_output=True).returncode != 0:
+        return [], "could not set up matplotlib in .venv (scripts/venv.sh)"
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), script)
+    p = subprocess.run([os.path.join(root, ".venv", "bin", "python"), path] + list(args),
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return [], "plotting failed: " + (p.stderr.strip().splitlines() or ["?"])[-1]
+    return p.stdout.split(), None

@@ -29,7 +29,7 @@ import time
 
 from .. import paths
 from ..report import profiles as report
-from . import execute as bench_exec, webcache_plot as wplot
+from . import execute as bench_exec, standalone, webcache_plot as wplot
 from .summary import write_csv
 from .webcache_args import parse_args
 from .webcache_server import (PointError, Server, run_load, run_wrk, system_libitm_dir,
@@ -139,15 +139,7 @@ class Experiment:
 
 
 def make_plots(root, outdir):
-    if subprocess.run(["sh", os.path.join(root, "scripts", "venv.sh")],
-                      capture_output=True).returncode != 0:
-        return [], "could not set up matplotlib in .venv (scripts/venv.sh)"
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "webcache_plot.py")
-    p = subprocess.run([os.path.join(root, ".venv", "bin", "python"), script,
-                        os.path.join(outdir, "results.csv"), outdir], capture_output=True, text=True)
-    if p.returncode != 0:
-        return [], "plotting failed: " + (p.stderr.strip().splitlines() or ["?"])[-1]
-    return p.stdout.split(), None
+    return standalone.venv_plot(root, "webcache_plot.py", [os.path.join(outdir, "results.csv"), outdir])
 
 
 def check_build(bindir, a):
