@@ -28,6 +28,7 @@ struct wc_config {
     unsigned keepalive_ms;          /* idle time allowed between requests on a connection */
     unsigned request_timeout_ms;    /* time to receive one request (and to send a response) */
     unsigned max_keepalive_requests; /* requests per connection before it is closed; 0: no limit */
+    unsigned shutdown_timeout_ms;   /* after SIGTERM/SIGINT: time to finish requests in flight */
     size_t max_request_line, max_header_bytes, max_body;
     char man_dir[512], man2html[512];
     char link_host[128];            /* man2html -H; "" = the listening address and port */

@@ -573,6 +573,10 @@ void wc_response_error(struct wc_response *r, int status)
                status == 417 || status == 431 || status == 501 || status == 505;
 }
 
+int wc_http_abort_fd = -1;
+
+/* Sends everything, or gives up: the peer stops reading for timeout_ms, or wc_http_abort_fd
+ * (the server's shutdown deadline, server.c) becomes readable. */
 static int wc__send_all(int fd, struct iovec *iov, int cnt, int timeout_ms)
 {
     while (cnt > 0) {
@@ -583,8 +587,9 @@ static int wc__send_all(int fd, struct iovec *iov, int cnt, int timeout_ms)
                 continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 return -1;
-            struct pollfd pf = {.fd = fd, .events = POLLOUT};
-            if (poll(&pf, 1, timeout_ms) <= 0)
+            struct pollfd pf[2] = {{.fd = fd, .events = POLLOUT},
+                                   {.fd = wc_http_abort_fd, .events = POLLIN}};
+            if (poll(pf, wc_http_abort_fd >= 0 ? 2 : 1, timeout_ms) <= 0 || pf[1].revents)
                 return -1;
             continue;
         }

@@ -114,5 +114,7 @@ int wc_http_write(int fd, const struct wc_response *r, int head_only, int keep_a
 
 /* Sends "HTTP/1.1 100 Continue" (RFC 9110 15.2.1) before the body is read. 0, or -1. */
 int wc_http_write_continue(int fd, int timeout_ms);
+/* A descriptor that becomes readable when sends must stop (the shutdown deadline); -1: none. */
+extern int wc_http_abort_fd;
 
 #endif

@@ -38,6 +38,8 @@ static const struct wc_flag wc_flags[] = {
     {"max-keepalive-requests", 0, K_INT, F(max_keepalive_requests), 0, 1000000,
      "requests served on one connection before it is closed, so queued clients get a worker (0: no limit)"},
     {"request-timeout", 0, K_SECS, F(request_timeout_ms), 1, 3600000, "seconds to receive a request (then 408) or send a response"},
+    {"shutdown-timeout", 0, K_SECS, F(shutdown_timeout_ms), 0, 3600000,
+     "seconds SIGTERM/SIGINT leave requests in flight to finish; a second signal exits at once"},
     {"max-request-line", 0, K_SIZE, F(max_request_line), 64, 1 << 20, "longer request lines get 414"},
     {"max-header-bytes", 0, K_SIZE, F(max_header_bytes), 64, 1 << 20, "larger header sections get 431"},
     {"max-body", 0, K_SIZE, F(max_body), 0, 1 << 30, "request bodies (read and ignored) larger than this get 413"},
@@ -176,7 +178,7 @@ int main(int argc, char **argv)
         .procs = 1, .threads = 8, .bind = "127.0.0.1", .port = 8080,
         .policy = WC_POLICY_GDSF, .max_entries = 4096, .max_bytes = 64u << 20,
         .max_object_size = 1u << 20, .max_age = 3600, .keepalive_ms = 5000, .max_keepalive_requests = 100,
-        .request_timeout_ms = 10000, .max_request_line = 8192, .max_header_bytes = 16384,
+        .request_timeout_ms = 10000, .shutdown_timeout_ms = 5000, .max_request_line = 8192, .max_header_bytes = 16384,
         .max_body = 65536, .man_dir = "/usr/share/man", .man2html = "/usr/bin/man2html",
         .link_host = "",
     };

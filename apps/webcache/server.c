@@ -10,9 +10,12 @@
  * when the queue is full, as Apache's listener waits for an idle worker); workers take one
  * connection at a time and serve it to the end (wc_conn_serve). The main thread only waits for
  * SIGINT/SIGTERM (blocked in every thread, taken with sigwait); then it sets `stop`, makes the
- * wake pipe readable (every poll in the process watches it), joins all threads, closes what is
- * still queued and frees the cache, and the process exits 0, so exit-time handlers (the TM
- * runtime's TMKIT_STATS profile) run. The listener also publishes the cache's counters for
+ * wake pipe readable (every read poll in the process watches it: idle and half-read connections
+ * close, no new one is accepted), and waits up to --shutdown-timeout for the workers to finish
+ * the responses they are sending; past it, the abort pipe becomes readable and every send gives
+ * up (wc_http_abort_fd); a second SIGINT/SIGTERM meanwhile exits at once (status 1). Then it
+ * joins all threads, closes what is still queued and frees the cache, and the process exits 0,
+ * so exit-time handlers (the TM runtime's TMKIT_STATS profile) run. The listener also publishes the cache's counters for
  * /_stats every 100 ms.
  */
 #define _GNU_SOURCE
@@ -26,11 +29,13 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conn.h"
@@ -39,7 +44,7 @@
 
 struct wc_proc {
     struct wc_ctx ctx;
-    int listen_fd, wake[2];
+    int listen_fd, wake[2], abort_pipe[2];
     pthread_mutex_t mu;
     pthread_cond_t nonempty, nonfull;
     int *queue;
@@ -101,6 +106,41 @@ static void *wc__worker(void *arg)
     }
 }
 
+/* Joins the workers, giving them until `ms` from now to finish what they are sending; then
+ * makes every send give up (abort_w). A second SIGINT/SIGTERM exits the process at once. */
+static void wc__drain(pthread_t *workers, int n, int abort_w, unsigned ms)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int aborted = 0;
+    for (int i = 0; i < n; i++) {
+        for (;;) {
+            struct timespec now, until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 20 * 1000000L; /* look at the signals and the clock every 20 ms */
+            if (until.tv_nsec >= 1000000000L)
+                until.tv_sec++, until.tv_nsec -= 1000000000L;
+            if (pthread_timedjoin_np(workers[i], NULL, &until) == 0)
+                break;
+            struct timespec zero = {0, 0};
+            if (sigtimedwait(&set, NULL, &zero) > 0)
+                _exit(1); /* the second signal: at once */
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            uint64_t spent = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000 +
+                             (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
+            if (!aborted && spent >= ms) {
+                aborted = 1;
+                if (write(abort_w, "x", 1) != 1)
+                    fprintf(stderr, "webcache: abort pipe: %s\n", strerror(errno));
+            }
+        }
+    }
+}
+
 /* One server process; returns its exit status. Signals INT/TERM are blocked on entry. */
 static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
 {
@@ -118,10 +158,12 @@ static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
     }
     pthread_t *workers = calloc((size_t)cfg->threads, sizeof *workers), listener;
     p.queue = calloc(p.qcap, sizeof *p.queue);
-    if (!workers || !p.queue || pipe2(p.wake, O_CLOEXEC) != 0) {
+    if (!workers || !p.queue || pipe2(p.wake, O_CLOEXEC) != 0 ||
+        pipe2(p.abort_pipe, O_CLOEXEC) != 0) {
         fprintf(stderr, "webcache: out of resources at start-up\n");
         return 1;
     }
+    wc_http_abort_fd = p.abort_pipe[0];
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.nonempty, NULL);
     pthread_cond_init(&p.nonfull, NULL);
@@ -151,12 +193,14 @@ static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
         fprintf(stderr, "webcache: wake pipe: %s\n", strerror(errno));
     if (have_listener)
         pthread_join(listener, NULL);
-    for (int i = 0; i < started; i++)
-        pthread_join(workers[i], NULL);
+    wc__drain(workers, started, p.abort_pipe[1], cfg->shutdown_timeout_ms);
     for (; p.qlen > 0; p.qlen--, p.qhead = (p.qhead + 1) % p.qcap)
         close(p.queue[p.qhead]);
     close(p.wake[0]);
     close(p.wake[1]);
+    wc_http_abort_fd = -1;
+    close(p.abort_pipe[0]);
+    close(p.abort_pipe[1]);
     pthread_cond_destroy(&p.nonempty);
     pthread_cond_destroy(&p.nonfull);
     pthread_mutex_destroy(&p.mu);

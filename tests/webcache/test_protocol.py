@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""HTTP/1.1 conformance and robustness tests of one webcache build (issue 24, items 1, 5, 6, 8).
+"""HTTP/1.1 conformance and robustness tests of one webcache build (issue 24, items 1, 4, 5, 6, 8).
 
 usage: test_protocol.py BINARY
 
@@ -222,6 +222,40 @@ def test_short_body(binary):  # item 8: 408 when the body stops short
     srv.stop("short-body server")
 
 
+def test_shutdown(binary):  # item 4: SIGTERM is bounded by --shutdown-timeout
+    """A client pipelines 60 copies of a 200 KB page and reads nothing, so a worker is stuck
+    sending; another client is connected and idle. SIGTERM must end the server about
+    --shutdown-timeout later (before: the send's own timeout, 30 s here), exit 0; and a second
+    signal must end it at once."""
+    import signal as sig
+    for second in (False, True):
+        srv = Server(binary, "--request-timeout", "30", "--threads", "2",
+                     "--max-keepalive-requests", "0",
+                     "--shutdown-timeout", "30" if second else "1")
+        stuck = srv.connect()
+        stuck.send("GET /man/5/proc HTTP/1.1\r\nHost: x\r\n\r\n" * 60)
+        idle = srv.connect()
+        time.sleep(1)
+        t0 = time.monotonic()
+        srv.proc.send_signal(sig.SIGTERM)
+        if second:
+            time.sleep(0.5)
+            srv.proc.send_signal(sig.SIGTERM)
+        try:
+            rc = srv.proc.wait(timeout=15)
+        except Exception:  # noqa: BLE001
+            srv.proc.kill()
+            rc = "hung"
+        took = time.monotonic() - t0
+        stuck.close()
+        idle.close()
+        if second:
+            check(rc == 1 and took < 3, f"shutdown: a second SIGTERM took {took:.1f}s, exit {rc}")
+        else:
+            check(rc == 0 and 0.8 < took < 4, f"shutdown: SIGTERM took {took:.1f}s (bound 1 s), "
+                  f"exit {rc}")
+
+
 def test_man2html_stderr(binary):  # item 8: man2html's noise stays out of our stderr
     d = tempfile.mkdtemp(prefix="webcache-noisy-")
     noisy = os.path.join(d, "man2html")
@@ -262,8 +296,8 @@ def main():
         guarded(fn, srv)
     check(srv.get("/_stats")[0] == 200, "server unwell after the protocol tests")
     srv.stop()
-    for fn in (test_segmentation, test_short_body, test_man2html_stderr, test_stats_64,
-               test_readme_flags):
+    for fn in (test_segmentation, test_short_body, test_shutdown, test_man2html_stderr,
+               test_stats_64, test_readme_flags):
         guarded(fn, binary)
     if failures:
         print(f"{len(failures)} failure(s)", file=sys.stderr)
