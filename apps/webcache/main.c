@@ -80,7 +80,8 @@ static void wc_usage(FILE *f, const struct wc_config *d)
                 *def ? ")" : "");
     }
     fprintf(f, "  %-28s this help\n\nThe cache flags are accepted but unused by the nocache build."
-               " SIGINT/SIGTERM stop the server (exit 0).\n", "-h, --help");
+               " SIGINT/SIGTERM stop the server (exit 0) within --shutdown-timeout;\na second"
+               " signal stops it at once (exit 1).\n", "-h, --help");
 }
 
 static _Noreturn void wc_bad(const char *flag, const char *val, const char *why)
