@@ -216,8 +216,14 @@ void ch_chan_parked(ch_proc *p)
     ch_chan *c = p->chan; /* p cannot run again before the section below ends */
     CH_CS_BEGIN(&c->lock);
     c->busy = 0;
+    /* A reference of our own until the broadcast has taken effect: in the tm build it does so
+     * at the commit, after which p may already have been woken (delchannel) and have dropped
+     * the last other reference, freeing c under the broadcast (heap corruption, 1 in ~1000
+     * runs of delchannel.lua under orec_eager, 2026-11-25). */
+    c->refs++;
     CH_BROADCAST(&c->free);
     CH_CS_END(&c->lock);
+    ch_chan_release(c);
 }
 
 int ch_chan_delete(const char *name, size_t len)
