@@ -13,6 +13,8 @@ command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 command -v man2html >/dev/null 2>&1 || need="$need man2html"      # webcache backend
 command -v wrk    >/dev/null 2>&1 || need="$need wrk"             # webcache cross-check client
 command -v siege  >/dev/null 2>&1 || need="$need siege"
+command -v slowhttptest >/dev/null 2>&1 || need="$need slowhttptest"   # webcache: slowloris/slow-read attacks
+[ -x /usr/sbin/nginx ] || need="$need nginx-light"                          # webcache: differential test
 [ -e /usr/share/man/man3/printf.3.gz ] || need="$need manpages manpages-dev"  # webcache pages
 # advise: a libclang and clang's resource headers of one version (tools/tmkit_cli/advise/parse.py)
 [ -e /usr/lib/llvm-19/lib/libclang-19.so.1 ] || need="$need libclang1-19"

@@ -19,14 +19,17 @@
 static const int wc_use_cache = WC_USE_CACHE;
 
 struct wc_config {
-    int procs, threads;
+    int procs, threads, io_threads;
+    unsigned max_conns;             /* open connections per process; past it: 503 */
+    unsigned max_conns_per_client;  /* per client IPv4 address and process; 0: no limit */
     char bind[64];
     unsigned port;
     enum wc_policy policy;
     size_t max_entries, max_bytes, max_object_size;
     unsigned max_age;               /* seconds of freshness the man backend gives its pages */
     unsigned keepalive_ms;          /* idle time allowed between requests on a connection */
-    unsigned request_timeout_ms;    /* time to receive one request (and to send a response) */
+    unsigned request_timeout_ms;    /* time to receive one request (from its first byte) */
+    unsigned send_timeout_ms;       /* time to send one response */
     unsigned max_keepalive_requests; /* requests per connection before it is closed; 0: no limit */
     unsigned shutdown_timeout_ms;   /* after SIGTERM/SIGINT: time to finish requests in flight */
     size_t max_request_line, max_header_bytes, max_body;

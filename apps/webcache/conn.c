@@ -1,219 +1,260 @@
-/* conn.c — one connection's life: read, parse, answer, repeat (keep-alive and pipelining).
+/* conn.c — the protocol steps on one connection: parse, read, answer, send, go on.
  *
- * Bytes are read into one buffer (request line + headers limits + room for a pipelined next
- * request); the head parser keeps its place between reads; after each answer the consumed
- * bytes are dropped and the rest parsed, so pipelined requests are answered in order without
- * another read. Timeouts: a request must
- * arrive completely within --request-timeout from its first byte (else 408, close); between
- * requests an idle connection is closed after --keepalive-timeout (for the first request the
- * wait is --request-timeout). Request bodies (Content-Length or chunked) are read and
- * discarded, after a "100 Continue" if the client expects one; a body that stops short gets 408
- * at the request's deadline. Errors that leave the byte stream unsynchronized (400, 408, 413,
- * 414, 417, 431, 501 for an unknown transfer coding, 505) are answered with "Connection: close" and then the connection is
- * closed gracefully: shut down for writing, unread input drained for a moment, so the client
- * reads the answer instead of a reset. Shutdown (wake_fd readable) ends idle waits at once.
+ * Bytes are read into one buffer, allocated when a request's first bytes come and freed while
+ * the connection is idle (2 KB, doubled as needed up to the request line + header limits +
+ * 8 KB of room for a pipelined next request). The head parser keeps its place between reads;
+ * the body, if any, is consumed as it arrives and discarded, after a "100 Continue" if the
+ * client expects one. A complete request goes to a worker; an error that leaves the byte stream
+ * unsynchronized (400, 408, 413, 414, 417, 431, 501 for an unknown transfer coding, 505) is
+ * answered with "Connection: close" by whichever thread found it, and the connection shut for
+ * writing, its unread input then drained a moment by its I/O thread (the client reads the
+ * answer, not a reset). After a keep-alive response the request is dropped from the buffer, and
+ * a worker answers the complete requests pipelined after it without giving the connection back.
+ * Every send is non-blocking: what the socket does not take is finished by the I/O thread.
  */
 #include "conn.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "stats.h"
 
-static uint64_t wc__ms(void)
+struct wc_conn *wc_conn_new(int fd, uint32_t addr, struct wc_io *io)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    struct wc_conn *c = calloc(1, sizeof *c);
+    if (c) {
+        c->fd = fd;
+        c->addr = addr;
+        c->io = io;
+        c->list = -1;
+    }
+    return c;
 }
 
-/* 1: fd readable, 0: timeout, -1: shutdown requested. */
-static int wc__wait(int fd, int wake_fd, uint64_t deadline)
+void wc_conn_free(struct wc_conn *c)
 {
+    free(c->buf);
+    free(c);
+}
+
+static size_t wc__cap(const struct wc_config *cfg)
+{
+    return cfg->max_request_line + cfg->max_header_bytes + 8192;
+}
+
+int wc_conn_parse(struct wc_conn *c, const struct wc_config *cfg)
+{
+    struct wc_limits lim = {cfg->max_request_line, cfg->max_header_bytes, cfg->max_body};
+    if (c->phase == 0) {
+        if (!c->len)
+            return WC_PARSE_INCOMPLETE;
+        int st = wc_http_parse(&c->ps, c->buf, c->len, &lim, &c->rq);
+        if (st == WC_PARSE_INCOMPLETE)
+            wc_http_drop_skipped(&c->ps, c->buf, &c->len);
+        if (st != WC_PARSE_OK)
+            return st;
+        c->phase = 1;
+        wc_http_body_init(&c->body, &c->rq);
+        if ((c->rq.chunked || c->rq.content_length) && c->rq.expect_continue &&
+            c->len == c->rq.head_len) {
+            static const char line[] = WC_HTTP_CONTINUE;
+            if (send(c->fd, line, sizeof line - 1, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+                (ssize_t)sizeof line - 1)
+                return -1; /* nothing else is queued on the socket: it cannot be full */
+        }
+    }
+    if (c->phase == 1) {
+        if (c->rq.chunked || c->rq.content_length) {
+            char *body = c->buf + c->rq.head_len;
+            size_t used, have = c->len - c->rq.head_len;
+            int st = wc_http_body(&c->body, body, have, &lim, &used);
+            memmove(body, body + used, have - used);
+            c->len -= used;
+            if (st != WC_PARSE_OK)
+                return st;
+        }
+        c->phase = 2;
+    }
+    return WC_PARSE_OK;
+}
+
+int wc_conn_input(struct wc_conn *c, const struct wc_config *cfg)
+{
+    size_t cap = wc__cap(cfg);
     for (;;) {
-        uint64_t now = wc__ms();
-        if (now >= deadline)
-            return 0;
-        struct pollfd pf[2] = {{.fd = fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
-        int k = poll(pf, 2, (int)(deadline - now));
-        if (k < 0 && errno != EINTR)
-            return -1;
-        if (k > 0 && pf[1].revents)
-            return -1;
-        if (k > 0 && pf[0].revents)
-            return 1;
+        int st = wc_conn_parse(c, cfg);
+        if (st != WC_PARSE_INCOMPLETE)
+            return st;
+        if (c->len == cap)
+            return 431; /* a head that cannot end within the limits (they are checked first) */
+        if (c->len == c->size) {
+            size_t size = c->size ? c->size * 2 : 2048;
+            uintptr_t t = (uintptr_t)c->rq.target - (uintptr_t)c->buf; /* the parsed target */
+            int in_buf = c->rq.target && t < c->len;
+            char *nb = realloc(c->buf, size < cap ? size : cap);
+            if (!nb)
+                return -1;
+            c->buf = nb;
+            if (in_buf)
+                c->rq.target = nb + t;
+            c->size = size < cap ? size : cap;
+        }
+        size_t room = c->size - c->len;
+        ssize_t k = read(c->fd, c->buf + c->len, room);
+        if (k > 0) {
+            c->len += (size_t)k;
+            c->started = 1;
+            c->more = (size_t)k == room;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            c->more = 0;
+            return WC_PARSE_INCOMPLETE;
+        }
+        return -1; /* EOF or an error: whatever was half-read is dropped */
     }
 }
 
-/* Graceful close: our answer is out; let the peer see EOF, swallow what it still sends. */
-static void wc__close(int fd)
+int wc_conn_send(struct wc_conn *c)
 {
-    shutdown(fd, SHUT_WR);
-    char sink[4096];
-    uint64_t end = wc__ms() + 1000;
-    size_t total = 0;
-    while (total < (4u << 20)) {
-        uint64_t now = wc__ms();
-        struct pollfd pf = {.fd = fd, .events = POLLIN};
-        if (now >= end || poll(&pf, 1, (int)(end - now)) <= 0)
-            break;
-        ssize_t k = read(fd, sink, sizeof sink);
-        if (k <= 0 && !(k < 0 && (errno == EINTR || errno == EAGAIN)))
-            break;
-        if (k > 0)
-            total += (size_t)k;
+    while (c->iovcnt > 0) {
+        struct msghdr m = {.msg_iov = c->iov, .msg_iovlen = (size_t)c->iovcnt};
+        ssize_t k = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+        }
+        while (c->iovcnt > 0 && (size_t)k >= c->iov[0].iov_len) {
+            k -= (ssize_t)c->iov[0].iov_len;
+            c->iov[0] = c->iov[1];
+            c->iovcnt--;
+        }
+        if (c->iovcnt > 0) {
+            c->iov[0].iov_base = (char *)c->iov[0].iov_base + k;
+            c->iov[0].iov_len -= (size_t)k;
+        }
     }
-    close(fd);
+    return 1;
 }
 
-static void wc__log(const struct wc_request *rq, int parsed, const struct wc_response *r)
+int wc_conn_sent(struct wc_conn *c, const struct wc_config *cfg)
 {
+    (void)cfg;
+    wc_response_cleanup(&c->resp);
+    c->responding = 0;
+    c->served++;
+    if (!c->keep) {
+        shutdown(c->fd, SHUT_WR);
+        return WC_NEED_LINGER;
+    }
+    size_t h = c->rq.head_len; /* the body is consumed already */
+    memmove(c->buf, c->buf + h, c->len - h);
+    c->len -= h;
+    wc_http_parser_init(&c->ps);
+    memset(&c->rq, 0, sizeof c->rq);
+    c->phase = 0;
+    c->started = c->len > 0;
+    return WC_NEED_READ;
+}
+
+static void wc__log(const struct wc_conn *c)
+{
+    const struct wc_request *rq = &c->rq;
+    const struct wc_response *r = &c->resp;
     fprintf(stderr, "webcache[%d]: %.*s -> %d %zu%s%s\n", (int)getpid(),
-            parsed ? (int)(rq->target_len > 200 ? 200 : rq->target_len) : 1,
-            parsed ? rq->target : "-", r->status, r->body_len, r->x_cache ? " " : "",
+            c->parsed ? (int)(rq->target_len > 200 ? 200 : rq->target_len) : 1,
+            c->parsed ? rq->target : "-", r->status, r->body_len, r->x_cache ? " " : "",
             r->x_cache ? r->x_cache : "");
 }
 
-struct wc__conn {
-    const struct wc_ctx *ctx;
-    struct wc_limits lim;
-    int fd, wake_fd;
-    char *buf;
-    size_t cap, len;
-    uint64_t deadline; /* of the request being received, or of the idle wait */
-};
-
-/* Waits for more bytes and appends them to the buffer: 1 read some, 0 the deadline passed,
- * -1 the peer closed, an error, or shutdown. */
-static int wc__read_more(struct wc__conn *c)
-{
-    for (;;) {
-        int w = wc__wait(c->fd, c->wake_fd, c->deadline);
-        if (w <= 0)
-            return w;
-        ssize_t k = read(c->fd, c->buf + c->len, c->cap - c->len);
-        if (k > 0) {
-            c->len += (size_t)k;
-            return 1;
-        }
-        if (k == 0 || (errno != EINTR && errno != EAGAIN))
-            return -1;
-    }
-}
-
-/* Reads until the head of the request at the start of the buffer is complete. Returns
- * WC_PARSE_OK, an error status to answer, or -1 to close quietly (peer gone, shutdown, or an
- * idle connection timed out). */
-static int wc__read_head(struct wc__conn *c, struct wc_request *rq, int first)
-{
-    struct wc_parser ps;
-    wc_http_parser_init(&ps);
-    memset(rq, 0, sizeof *rq);
-    int skipped = 0; /* empty lines came first: the request's clock is already running */
-    for (;;) {
-        int st = wc_http_parse(&ps, c->buf, c->len, &c->lim, rq);
-        if (st != WC_PARSE_INCOMPLETE)
-            return st;
-        size_t had = c->len;
-        wc_http_drop_skipped(&ps, c->buf, &c->len);
-        skipped |= c->len < had;
-        if (c->len == c->cap)
-            return 431;
-        size_t before = c->len;
-        int w = wc__read_more(c);
-        if (w < 0 || (w == 0 && c->len == 0 && !skipped))
-            return -1;
-        if (w == 0)
-            return 408;
-        if (before == 0 && !first && !skipped) /* a new request starts: its own clock */
-            c->deadline = wc__ms() + c->ctx->cfg->request_timeout_ms;
-    }
-}
-
-/* Reads and discards the body of rq (answering Expect: 100-continue first); what follows it
- * is moved to just after the head. Returns WC_PARSE_OK, an error status to answer (400, 408,
- * 413, 431), or -1 to close quietly. */
-static int wc__read_body(struct wc__conn *c, const struct wc_request *rq)
-{
-    if (!rq->chunked && rq->content_length == 0)
-        return WC_PARSE_OK;
-    if (rq->expect_continue && c->len == rq->head_len &&
-        wc_http_write_continue(c->fd, (int)c->ctx->cfg->request_timeout_ms) != 0)
-        return -1;
-    struct wc_body b;
-    wc_http_body_init(&b, rq);
-    char *body = c->buf + rq->head_len;
-    for (;;) {
-        size_t used, have = c->len - rq->head_len;
-        int st = wc_http_body(&b, body, have, &c->lim, &used);
-        memmove(body, body + used, have - used);
-        c->len -= used;
-        if (st != WC_PARSE_INCOMPLETE)
-            return st;
-        int w = wc__read_more(c);
-        if (w < 0)
-            return -1;
-        if (w == 0)
-            return 408;
-    }
-}
-
-void wc_conn_serve(const struct wc_ctx *ctx, int fd, int wake_fd)
+/* Fills the response to the request (st WC_PARSE_OK) or to the error st, and its head. */
+static int wc__answer(struct wc_conn *c, const struct wc_ctx *ctx, int st, int stopping)
 {
     const struct wc_config *cfg = ctx->cfg;
-    struct wc__conn c = {
-        .ctx = ctx, .lim = {cfg->max_request_line, cfg->max_header_bytes, cfg->max_body},
-        .fd = fd, .wake_fd = wake_fd,
-        .cap = cfg->max_request_line + cfg->max_header_bytes + 8192,
-        .deadline = wc__ms() + cfg->request_timeout_ms};
-    c.buf = malloc(c.cap);
-    int first = 1, graceful = 0;
-    unsigned served = 0; /* requests answered on this connection */
-    while (c.buf) {
-        struct wc_request rq;
-        int st = wc__read_head(&c, &rq, first);
-        if (st == WC_PARSE_OK)
-            st = wc__read_body(&c, &rq);
-        if (st < 0)
-            break;
-        struct wc_response r;
-        memset(&r, 0, sizeof r);
-        int parsed = st == WC_PARSE_OK, keep = 0, head_only = 0;
-        WC_STATS_INC(requests); /* before answering, so /_stats counts itself */
-        if (!parsed) {
-            wc_response_error(&r, st);
-        } else {
-            wc_handle(ctx, &rq, &r);
-            head_only = rq.method == WC_HEAD;
-            /* Like Apache's MaxKeepAliveRequests: a worker owns its connection until it closes,
-             * so a limit lets clients waiting in the accept queue take turns. */
-            keep = rq.keep_alive && !r.close &&
-                   (cfg->max_keepalive_requests == 0 || ++served < cfg->max_keepalive_requests);
-        }
-        int wrote = wc_http_write(fd, &r, head_only, keep, (int)cfg->request_timeout_ms);
-        if (cfg->verbose)
-            wc__log(&rq, parsed, &r);
-        wc_response_cleanup(&r);
-        if (wrote != 0)
-            break;
-        if (!keep) {
-            graceful = 1;
-            break;
-        }
-        memmove(c.buf, c.buf + rq.head_len, c.len - rq.head_len); /* the body is gone already */
-        c.len -= rq.head_len;
-        first = 0;
-        c.deadline = wc__ms() + (c.len ? cfg->request_timeout_ms : cfg->keepalive_ms);
+    memset(&c->resp, 0, offsetof(struct wc_response, page));
+    c->parsed = st == WC_PARSE_OK;
+    c->keep = c->head_only = 0;
+    WC_STATS_INC(requests); /* before answering, so /_stats counts itself */
+    if (!c->parsed) {
+        wc_response_error(&c->resp, st);
+    } else {
+        wc_handle(ctx, &c->rq, &c->resp);
+        c->head_only = c->rq.method == WC_HEAD;
+        c->keep = c->rq.keep_alive && !c->resp.close && !stopping &&
+                  (cfg->max_keepalive_requests == 0 || c->served + 1 < cfg->max_keepalive_requests);
     }
-    free(c.buf);
-    if (graceful)
-        wc__close(fd);
-    else
-        close(fd);
+    size_t hl = wc_http_format_head(&c->resp, c->keep, c->head, sizeof c->head);
+    if (cfg->verbose)
+        wc__log(c);
+    if (!hl) {
+        wc_response_cleanup(&c->resp);
+        return -1;
+    }
+    c->iov[0] = (struct iovec){c->head, hl};
+    c->iov[1] = (struct iovec){(void *)c->resp.body, c->resp.body_len};
+    c->iovcnt = c->head_only || c->resp.body_len == 0 ? 1 : 2;
+    c->responding = 1;
+    return 0;
+}
+
+/* After a response went out: the next step, or -1 with *st the next pipelined request's
+ * parse result, to be answered here. */
+static int wc__go_on(struct wc_conn *c, const struct wc_config *cfg, int worker, int *st)
+{
+    int next = wc_conn_sent(c, cfg);
+    if (next != WC_NEED_READ || !c->len)
+        return next;
+    *st = wc_conn_parse(c, cfg);
+    if (*st == WC_PARSE_INCOMPLETE)
+        return WC_NEED_READ;
+    if (*st < 0)
+        return WC_NEED_CLOSE;
+    if (*st == WC_PARSE_OK && !worker)
+        return WC_NEED_WORKER;
+    return -1;
+}
+
+static int wc__reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int worker,
+                     int stopping)
+{
+    for (;;) {
+        if (wc__answer(c, ctx, st, stopping) != 0)
+            return WC_NEED_CLOSE;
+        int k = wc_conn_send(c);
+        if (k < 0) {
+            wc_response_cleanup(&c->resp);
+            c->responding = 0;
+            return WC_NEED_CLOSE;
+        }
+        if (k == 0)
+            return WC_NEED_SEND;
+        int next = wc__go_on(c, ctx->cfg, worker, &st);
+        if (next >= 0)
+            return next;
+    }
+}
+
+int wc_conn_reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int stopping)
+{
+    return wc__reply(c, ctx, st, st == WC_PARSE_OK, stopping);
+}
+
+int wc_conn_work(struct wc_conn *c, const struct wc_ctx *ctx, int stopping)
+{
+    if (c->fd < 0) { /* closed by its I/O thread with a response unfinished */
+        wc_response_cleanup(&c->resp);
+        c->responding = 0;
+        return WC_NEED_CLOSE;
+    }
+    if (!c->responding)
+        return wc__reply(c, ctx, WC_PARSE_OK, 1, stopping);
+    int st = WC_PARSE_OK, next = wc__go_on(c, ctx->cfg, 1, &st); /* an I/O thread sent it all */
+    return next >= 0 ? next : wc__reply(c, ctx, st, 1, stopping);
 }

@@ -1,5 +1,5 @@
-/* http.c — a strict HTTP/1.1 request-head parser, the request-body reader and the response
- * writer.
+/* http.c — a strict HTTP/1.1 request-head parser (bodies: http_body.c; responses:
+ * response.c).
  *
  * The head parser is incremental: it keeps its place (struct wc_parser) and looks at each byte
  * once however the head is split across reads. It accepts CRLF or bare LF line ends and skips
@@ -12,19 +12,12 @@
  * Content-Length over max_body is 413; Transfer-Encoding must be exactly "chunked" (another
  * coding: 501; chunked not last, with Content-Length, or in HTTP/1.0: 400); an Expect other than
  * 100-continue is 417; HTTP/2+ or 0.x is 505. Keep-alive: HTTP/1.1 unless "Connection: close",
- * HTTP/1.0 only with "Connection: keep-alive". Bodies (wc_http_body) are read and discarded:
- * Content-Length bytes, or chunked with strict CRLF framing, their sum bounded by max_body.
+ * HTTP/1.0 only with "Connection: keep-alive".
  */
 #include "http.h"
 
-#include <errno.h>
-#include <poll.h>
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
-#include <time.h>
 
 static int wc__tchar(unsigned char c)
 {
@@ -62,17 +55,6 @@ static enum wc_method wc__method(const char *m, size_t n)
     return WC_UNKNOWN;
 }
 
-static int wc__hex(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* RFC 3986 reg-name characters: unreserved and sub-delims ('%' escapes checked apart). */
 static int wc__regname_char(unsigned char c)
 {
@@ -86,7 +68,7 @@ static int wc__valid_host(const char *h, size_t n)
     size_t i = 0;
     if (n > 0 && h[0] == '[') { /* IP-literal: IPv6 or IPvFuture, checked loosely */
         for (i = 1; i < n && h[i] != ']'; i++)
-            if (!(wc__hex((unsigned char)h[i]) >= 0 || h[i] == ':' || h[i] == '.' ||
+            if (!(wc_http_hex((unsigned char)h[i]) >= 0 || h[i] == ':' || h[i] == '.' ||
                   h[i] == 'v' || h[i] == 'V' || wc__regname_char((unsigned char)h[i])))
                 return 0;
         if (i == n || i == 1)
@@ -95,8 +77,8 @@ static int wc__valid_host(const char *h, size_t n)
     } else {
         for (; i < n && h[i] != ':'; i++) {
             if (h[i] == '%') {
-                if (n - i < 3 || wc__hex((unsigned char)h[i + 1]) < 0 ||
-                    wc__hex((unsigned char)h[i + 2]) < 0)
+                if (n - i < 3 || wc_http_hex((unsigned char)h[i + 1]) < 0 ||
+                    wc_http_hex((unsigned char)h[i + 2]) < 0)
                     return 0;
                 i += 2;
             } else if (!wc__regname_char((unsigned char)h[i])) {
@@ -369,134 +351,14 @@ void wc_http_drop_skipped(struct wc_parser *ps, char *buf, size_t *len)
     ps->line = 0;
 }
 
-/* ---- request bodies ---- */
-
-enum { /* where a chunked body stands */
-    B_SIZE0,     /* the first hex digit of a chunk size */
-    B_SIZE,      /* more hex digits, ';' or BWS (extensions), or CR */
-    B_EXT,       /* chunk extensions, ignored up to CR */
-    B_SIZE_LF,   /* LF after the size line */
-    B_DATA,      /* chunk data: b->left bytes */
-    B_DATA_CR,   /* CR, LF after the data */
-    B_DATA_LF,
-    B_TRAILER0,  /* the start of a trailer field line, or CR of the final empty line */
-    B_TRAILER,   /* in a trailer field line, up to CR */
-    B_TRAILER_LF,
-    B_END_LF,    /* LF of the final empty line */
-};
-#define WC_MAX_CHUNK_EXT 4096
-
-void wc_http_body_init(struct wc_body *b, const struct wc_request *rq)
-{
-    memset(b, 0, sizeof *b);
-    b->chunked = rq->chunked;
-    b->left = rq->content_length;
-}
-
-static int wc__ctl(unsigned char c)
-{
-    return (c < 0x20 && c != '\t') || c == 0x7f;
-}
-
-/* One byte of chunked framing (not data) in state b->state: 0 to go on, WC_PARSE_OK at the
- * end of the body, or an error status. */
-static int wc__chunk_byte(struct wc_body *b, unsigned char c, const struct wc_limits *lim)
-{
-    int h = wc__hex(c);
-    switch (b->state) {
-    case B_SIZE0:
-    case B_SIZE:
-        if (h >= 0) {
-            b->size = b->size * 16 + (uint64_t)h;
-            if (b->size > lim->max_body || b->total + b->size > lim->max_body)
-                return 413;
-            b->state = B_SIZE;
-            return 0;
-        }
-        if (b->state == B_SIZE0)
-            return 400;
-        if (c == '\r')
-            return b->state = B_SIZE_LF, 0;
-        if (c == ';' || c == ' ' || c == '\t')
-            return b->state = B_EXT, 0;
-        return 400;
-    case B_EXT:
-        if (c == '\r')
-            return b->state = B_SIZE_LF, 0;
-        return wc__ctl(c) || ++b->line_bytes > WC_MAX_CHUNK_EXT ? 400 : 0;
-    case B_SIZE_LF:
-        if (c != '\n')
-            return 400;
-        b->line_bytes = 0;
-        b->total += b->size;
-        b->left = b->size;
-        b->state = b->size ? B_DATA : B_TRAILER0;
-        return 0;
-    case B_DATA_CR:
-        return c == '\r' ? (b->state = B_DATA_LF, 0) : 400;
-    case B_DATA_LF:
-        if (c != '\n')
-            return 400;
-        b->size = 0;
-        b->state = B_SIZE0;
-        return 0;
-    case B_TRAILER0:
-        if (c == '\r')
-            return b->state = B_END_LF, 0;
-        b->state = B_TRAILER;
-        /* fall through */
-    case B_TRAILER:
-        if (++b->line_bytes > lim->max_header_bytes)
-            return 431;
-        if (c == '\r')
-            return b->state = B_TRAILER_LF, 0;
-        return wc__ctl(c) ? 400 : 0;
-    case B_TRAILER_LF:
-        if (c != '\n')
-            return 400;
-        b->line_bytes++;
-        b->state = B_TRAILER0;
-        return 0;
-    case B_END_LF:
-        return c == '\n' ? WC_PARSE_OK : 400;
-    }
-    return 400;
-}
-
-int wc_http_body(struct wc_body *b, const char *p, size_t n, const struct wc_limits *lim,
-                 size_t *used)
-{
-    size_t i = 0;
-    if (!b->chunked) {
-        i = b->left < n ? (size_t)b->left : n;
-        b->left -= i;
-        *used = i;
-        return b->left ? WC_PARSE_INCOMPLETE : WC_PARSE_OK;
-    }
-    int st = 0;
-    while (i < n && st == 0) {
-        if (b->state == B_DATA) { /* the data in bulk */
-            size_t k = b->left < n - i ? (size_t)b->left : n - i;
-            i += k;
-            b->left -= k;
-            if (!b->left)
-                b->state = B_DATA_CR;
-            continue;
-        }
-        st = wc__chunk_byte(b, (unsigned char)p[i++], lim);
-    }
-    *used = i;
-    return st ? st : WC_PARSE_INCOMPLETE;
-}
-
 int wc_http_decode_path(const char *t, size_t n, char *out, size_t size)
 {
     size_t o = 0;
     for (size_t i = 0; i < n && t[i] != '?'; i++) {
         unsigned char c = (unsigned char)t[i];
         if (c == '%') {
-            int hi = i + 1 < n ? wc__hex((unsigned char)t[i + 1]) : -1;
-            int lo = i + 2 < n ? wc__hex((unsigned char)t[i + 2]) : -1;
+            int hi = i + 1 < n ? wc_http_hex((unsigned char)t[i + 1]) : -1;
+            int lo = i + 2 < n ? wc_http_hex((unsigned char)t[i + 2]) : -1;
             if (hi < 0 || lo < 0)
                 return 400;
             c = (unsigned char)(hi * 16 + lo);
@@ -512,127 +374,3 @@ int wc_http_decode_path(const char *t, size_t n, char *out, size_t size)
     return 0;
 }
 
-/* ---- responses ---- */
-
-const char *wc_http_reason(int status)
-{
-    switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Content Too Large";
-    case 414: return "URI Too Long";
-    case 417: return "Expectation Failed";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Unknown";
-    }
-}
-
-void wc_response_on_cleanup(struct wc_response *r, wc_cleanup_fn fn, void *a, void *b)
-{
-    if (r->ncleanups >= WC_MAX_CLEANUPS) { /* a programming error: run it now, late is worse */
-        fn(a, b);
-        return;
-    }
-    r->cleanups[r->ncleanups].fn = fn;
-    r->cleanups[r->ncleanups].a = a;
-    r->cleanups[r->ncleanups].b = b;
-    r->ncleanups++;
-}
-
-void wc_response_cleanup(struct wc_response *r)
-{
-    while (r->ncleanups > 0) {
-        r->ncleanups--;
-        r->cleanups[r->ncleanups].fn(r->cleanups[r->ncleanups].a, r->cleanups[r->ncleanups].b);
-    }
-}
-
-void wc_response_error(struct wc_response *r, int status)
-{
-    static __thread char page[160];
-    int n = snprintf(page, sizeof page, "<html><head><title>%d %s</title></head><body><h1>%d %s"
-                     "</h1></body></html>\n", status, wc_http_reason(status), status,
-                     wc_http_reason(status));
-    r->status = status;
-    r->content_type = "text/html; charset=UTF-8";
-    r->body = page;
-    r->body_len = (size_t)n;
-    r->cache_control = "no-store";
-    r->x_cache = NULL;
-    r->allow = status == 405 ? "GET, HEAD" : NULL;
-    r->close = status == 400 || status == 408 || status == 413 || status == 414 ||
-               status == 417 || status == 431 || status == 501 || status == 505;
-}
-
-int wc_http_abort_fd = -1;
-
-/* Sends everything, or gives up: the peer stops reading for timeout_ms, or wc_http_abort_fd
- * (the server's shutdown deadline, server.c) becomes readable. */
-static int wc__send_all(int fd, struct iovec *iov, int cnt, int timeout_ms)
-{
-    while (cnt > 0) {
-        struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)cnt};
-        ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
-                return -1;
-            struct pollfd pf[2] = {{.fd = fd, .events = POLLOUT},
-                                   {.fd = wc_http_abort_fd, .events = POLLIN}};
-            if (poll(pf, wc_http_abort_fd >= 0 ? 2 : 1, timeout_ms) <= 0 || pf[1].revents)
-                return -1;
-            continue;
-        }
-        while (cnt > 0 && (size_t)k >= iov->iov_len) {
-            k -= (ssize_t)iov->iov_len;
-            iov++, cnt--;
-        }
-        if (cnt > 0) {
-            iov->iov_base = (char *)iov->iov_base + k;
-            iov->iov_len -= (size_t)k;
-        }
-    }
-    return 0;
-}
-
-int wc_http_write_continue(int fd, int timeout_ms)
-{
-    static const char line[] = "HTTP/1.1 100 Continue\r\n\r\n";
-    struct iovec iov = {(void *)line, sizeof line - 1};
-    return wc__send_all(fd, &iov, 1, timeout_ms);
-}
-
-int wc_http_write(int fd, const struct wc_response *r, int head_only, int keep_alive,
-                  int timeout_ms)
-{
-    char date[64], head[1024];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    int n = snprintf(head, sizeof head,
-                     "HTTP/1.1 %d %s\r\nDate: %s\r\nServer: webcache\r\n"
-                     "Content-Type: %s\r\nContent-Length: %zu\r\n%s%s%s%s%s%s%s%s%s"
-                     "Connection: %s\r\n\r\n",
-                     r->status, wc_http_reason(r->status), date, r->content_type, r->body_len,
-                     r->cache_control ? "Cache-Control: " : "",
-                     r->cache_control ? r->cache_control : "", r->cache_control ? "\r\n" : "",
-                     r->x_cache ? "X-Cache: " : "", r->x_cache ? r->x_cache : "",
-                     r->x_cache ? "\r\n" : "", r->allow ? "Allow: " : "",
-                     r->allow ? r->allow : "", r->allow ? "\r\n" : "",
-                     keep_alive ? "keep-alive" : "close");
-    if (n < 0 || (size_t)n >= sizeof head)
-        return -1;
-    struct iovec iov[2] = {{head, (size_t)n}, {(void *)r->body, r->body_len}};
-    return wc__send_all(fd, iov, head_only || r->body_len == 0 ? 1 : 2, timeout_ms);
-}

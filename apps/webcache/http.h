@@ -1,5 +1,6 @@
-/* http.h — HTTP/1.1 request parsing and response writing (http.c), and the per-request
- * cleanup list (like an Apache request pool's cleanups: run once the response is written).
+/* http.h — HTTP/1.1 request heads (http.c), request bodies (http_body.c), responses and the
+ * per-request cleanup list, like an Apache request pool's cleanups: run once the response is
+ * written (response.c).
  */
 #ifndef WC_HTTP_H
 #define WC_HTTP_H
@@ -79,7 +80,7 @@ int wc_http_body(struct wc_body *b, const char *p, size_t n, const struct wc_lim
  * name anything (longer than size - 1, or an encoded NUL). */
 int wc_http_decode_path(const char *t, size_t n, char *out, size_t size);
 
-/* ---- responses ---- */
+/* ---- responses (response.c) ---- */
 
 typedef void (*wc_cleanup_fn)(void *arg1, void *arg2);
 #define WC_MAX_CLEANUPS 4
@@ -98,23 +99,38 @@ struct wc_response {
         void *a, *b;
     } cleanups[WC_MAX_CLEANUPS];
     int ncleanups;
+    char page[160];            /* an error page's body (wc_response_error) */
 };
 
 const char *wc_http_reason(int status);
 /* Registers fn(a, b) to run after the response is written (reverse order). */
 void wc_response_on_cleanup(struct wc_response *r, wc_cleanup_fn fn, void *a, void *b);
 void wc_response_cleanup(struct wc_response *r);
-/* Fills r with a short HTML error page for status (static storage). */
+/* Fills r with a short HTML error page for status (in r->page). */
 void wc_response_error(struct wc_response *r, int status);
 
-/* Writes the status line, headers and (unless head_only) body to the non-blocking socket fd,
- * waiting at most timeout_ms for the peer to accept data. Returns 0, or -1 on error/timeout. */
-int wc_http_write(int fd, const struct wc_response *r, int head_only, int keep_alive,
-                  int timeout_ms);
+/* Formats the status line and headers of r (with "Connection: keep-alive" or "close") into
+ * buf. Returns their length, or 0 if they do not fit. Copies every string r points to, so the
+ * head stays valid when the response travels to another thread. */
+size_t wc_http_format_head(const struct wc_response *r, int keep_alive, char *buf, size_t size);
 
-/* Sends "HTTP/1.1 100 Continue" (RFC 9110 15.2.1) before the body is read. 0, or -1. */
-int wc_http_write_continue(int fd, int timeout_ms);
-/* A descriptor that becomes readable when sends must stop (the shutdown deadline); -1: none. */
+/* The interim response to Expect: 100-continue (RFC 9110 15.2.1). */
+#define WC_HTTP_CONTINUE "HTTP/1.1 100 Continue\r\n\r\n"
+
+/* A descriptor that becomes readable when the server gives up on work in flight (the shutdown
+ * deadline, server.c); the man2html pipe loop watches it. -1: none. */
 extern int wc_http_abort_fd;
+
+/* The value of a hex digit, or -1. */
+static inline int wc_http_hex(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
 
 #endif

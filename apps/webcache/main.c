@@ -26,7 +26,11 @@ struct wc_flag {
 #define F(field) offsetof(struct wc_config, field), sizeof(((struct wc_config *)0)->field)
 static const struct wc_flag wc_flags[] = {
     {"procs", 'p', K_INT, F(procs), 1, 64, "server processes sharing the listening socket, each with its own cache"},
-    {"threads", 't', K_INT, F(threads), 1, 1024, "worker threads per process"},
+    {"threads", 't', K_INT, F(threads), 1, 1024, "worker threads per process (they answer complete requests)"},
+    {"io-threads", 0, K_INT, F(io_threads), 1, 64, "I/O threads per process (they own the connections: epoll)"},
+    {"max-connections", 0, K_INT, F(max_conns), 1, 1000000, "open connections per process; more get 503"},
+    {"max-connections-per-client", 0, K_INT, F(max_conns_per_client), 0, 1000000,
+     "open connections per client IPv4 address and process; more get 503 (0: no limit)"},
     {"bind", 0, K_STR, F(bind), 1, 63, "IPv4 address to listen on"},
     {"port", 0, K_INT, F(port), 0, 65535, "TCP port; 0 picks a free one (printed at start)"},
     {"policy", 0, K_POLICY, F(policy), 0, 1, "cache replacement: lru or gdsf"},
@@ -36,8 +40,10 @@ static const struct wc_flag wc_flags[] = {
     {"max-age", 0, K_INT, F(max_age), 0, 31536000, "seconds pages stay fresh (Cache-Control: max-age); 0 = no-store"},
     {"keepalive-timeout", 0, K_SECS, F(keepalive_ms), 1, 3600000, "seconds an idle keep-alive connection stays open"},
     {"max-keepalive-requests", 0, K_INT, F(max_keepalive_requests), 0, 1000000,
-     "requests served on one connection before it is closed, so queued clients get a worker (0: no limit)"},
-    {"request-timeout", 0, K_SECS, F(request_timeout_ms), 1, 3600000, "seconds to receive a request (then 408) or send a response"},
+     "requests served on one connection before it is closed (0: no limit)"},
+    {"request-timeout", 0, K_SECS, F(request_timeout_ms), 1, 3600000,
+     "seconds to receive a request from its first byte (then 408); also man2html's limit"},
+    {"send-timeout", 0, K_SECS, F(send_timeout_ms), 1, 3600000, "seconds to send a response (then the connection is closed)"},
     {"shutdown-timeout", 0, K_SECS, F(shutdown_timeout_ms), 0, 3600000,
      "seconds SIGTERM/SIGINT leave requests in flight to finish; a second signal exits at once"},
     {"max-request-line", 0, K_SIZE, F(max_request_line), 64, 1 << 20, "longer request lines get 414"},
@@ -176,7 +182,8 @@ static void wc_set(struct wc_config *c, const struct wc_flag *fl, const char *va
 int main(int argc, char **argv)
 {
     struct wc_config cfg = {
-        .procs = 1, .threads = 8, .bind = "127.0.0.1", .port = 8080,
+        .procs = 1, .threads = 8, .io_threads = 1, .max_conns = 4096, .max_conns_per_client = 256,
+        .send_timeout_ms = 10000, .bind = "127.0.0.1", .port = 8080,
         .policy = WC_POLICY_GDSF, .max_entries = 4096, .max_bytes = 64u << 20,
         .max_object_size = 1u << 20, .max_age = 3600, .keepalive_ms = 5000, .max_keepalive_requests = 100,
         .request_timeout_ms = 10000, .shutdown_timeout_ms = 5000, .max_request_line = 8192, .max_header_bytes = 16384,

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include "man.h"
 
+#include "http.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -199,13 +201,19 @@ static char *wc__man2html(const struct wc_config *cfg, const char *path, const c
     while (ok) {
         if (infd >= 0 && sent == src_len)
             close(infd), infd = -1;
-        struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN}, {.fd = infd, .events = POLLOUT}};
+        struct pollfd pf[3] = {{.fd = out[0], .events = POLLIN},
+                               {.fd = wc_http_abort_fd, .events = POLLIN},
+                               {.fd = infd, .events = POLLOUT}};
         uint64_t now = wc__now_us();
-        if (now >= deadline || poll(pf, infd >= 0 ? 2 : 1, (int)((deadline - now) / 1000 + 1)) < 0) {
+        if (now >= deadline || poll(pf, infd >= 0 ? 3 : 2, (int)((deadline - now) / 1000 + 1)) < 0) {
             ok = errno == EINTR && now < deadline;
             continue;
         }
-        if (infd >= 0 && (pf[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+        if (pf[1].revents) { /* the server's shutdown deadline */
+            ok = 0;
+            continue;
+        }
+        if (infd >= 0 && (pf[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
             ssize_t k = write(infd, src + sent, src_len - sent);
             if (k > 0)
                 sent += (size_t)k;

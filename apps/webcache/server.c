@@ -1,4 +1,5 @@
-/* server.c — Apache worker-MPM shape: processes x (one listener thread + a worker pool).
+/* server.c — processes, and in each the threads of Apache's event MPM: I/O threads that own
+ * the connections (io.c) and a pool of workers that answer complete requests (pool.c).
  *
  * wc_server_run binds the listening socket, prints "webcache: listening on ADDR:PORT", and with
  * --procs 1 runs one server process in place; with more it forks that many, which share the
@@ -6,17 +7,15 @@
  * parent forwards SIGINT/SIGTERM to them and exits 0 when all exited 0; if one dies on its own,
  * it stops the others and exits 1.
  *
- * A server process: the listener thread accepts connections and queues them (bounded; it waits
- * when the queue is full, as Apache's listener waits for an idle worker); workers take one
- * connection at a time and serve it to the end (wc_conn_serve). The main thread only waits for
- * SIGINT/SIGTERM (blocked in every thread, taken with sigwait); then it sets `stop`, makes the
- * wake pipe readable (every read poll in the process watches it: idle and half-read connections
- * close, no new one is accepted), and waits up to --shutdown-timeout for the workers to finish
- * the responses they are sending; past it, the abort pipe becomes readable and every send gives
- * up (wc_http_abort_fd); a second SIGINT/SIGTERM meanwhile exits at once (status 1). Then it
- * joins all threads, closes what is still queued and frees the cache, and the process exits 0,
- * so exit-time handlers (the TM runtime's TMKIT_STATS profile) run. The listener also publishes the cache's counters for
- * /_stats every 100 ms.
+ * A server process starts --threads workers and --io-threads I/O threads; its main thread only
+ * waits for SIGINT/SIGTERM (blocked in every thread, taken with sigwait). Then it sets
+ * `stopping` and wakes the I/O threads: they stop accepting, close idle and half-read
+ * connections, let the requests in flight be answered and sent (with Connection: close) and end
+ * when they own no connection. Past --shutdown-timeout it sets `aborting`: the I/O threads close
+ * everything, and the abort pipe ends man2html runs (wc_http_abort_fd); a second SIGINT/SIGTERM
+ * meanwhile exits at once (status 1). Then it joins all threads and frees the cache, and the
+ * process exits 0 through exit(), so exit-time handlers (the TM runtime's TMKIT_STATS profile)
+ * run. I/O thread 0 publishes the cache's counters for /_stats every 100 ms.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -25,118 +24,65 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "conn.h"
 #include "handler.h"
+#include "io.h"
 #include "stats.h"
 
-struct wc_proc {
-    struct wc_ctx ctx;
-    int listen_fd, wake[2], abort_pipe[2];
-    pthread_mutex_t mu;
-    pthread_cond_t nonempty, nonfull;
-    int *queue;
-    size_t qcap, qhead, qlen;
-    int stop;
-};
-
-static void *wc__listener(void *arg)
+/* Raises the descriptor limit as far as allowed and keeps --max-connections under it (with
+ * room for the listening socket, epoll sets and each worker's man2html pipes and page file). */
+static void wc__fit_fds(struct wc_config *cfg)
 {
-    struct wc_proc *p = arg;
-    while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
-        struct pollfd pf[2] = {{.fd = p->listen_fd, .events = POLLIN},
-                               {.fd = p->wake[0], .events = POLLIN}};
-        int k = poll(pf, 2, 100);
-        if (p->ctx.cfg->procs > 1)
-            wc_stats_publish(p->ctx.cache);
-        if (k <= 0 || pf[1].revents || !pf[0].revents)
-            continue;
-        int fd = accept4(p->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-                usleep(10000); /* out of descriptors: let workers close some */
-            continue; /* EAGAIN: another process took it */
-        }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        pthread_mutex_lock(&p->mu);
-        while (p->qlen == p->qcap && !p->stop)
-            pthread_cond_wait(&p->nonfull, &p->mu);
-        if (p->stop) {
-            pthread_mutex_unlock(&p->mu);
-            close(fd);
-            break;
-        }
-        p->queue[(p->qhead + p->qlen++) % p->qcap] = fd;
-        pthread_cond_signal(&p->nonempty);
-        pthread_mutex_unlock(&p->mu);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
     }
-    return NULL;
-}
-
-static void *wc__worker(void *arg)
-{
-    struct wc_proc *p = arg;
-    for (;;) {
-        pthread_mutex_lock(&p->mu);
-        while (p->qlen == 0 && !p->stop)
-            pthread_cond_wait(&p->nonempty, &p->mu);
-        if (p->stop) {
-            pthread_mutex_unlock(&p->mu);
-            return NULL;
-        }
-        int fd = p->queue[p->qhead];
-        p->qhead = (p->qhead + 1) % p->qcap;
-        p->qlen--;
-        pthread_cond_signal(&p->nonfull);
-        pthread_mutex_unlock(&p->mu);
-        wc_conn_serve(&p->ctx, fd, p->wake[0]);
+    rlim_t reserve = 64 + 8 * (rlim_t)cfg->threads + 4 * (rlim_t)cfg->io_threads;
+    rlim_t room = rl.rlim_cur > reserve + 16 ? rl.rlim_cur - reserve : 16;
+    if (rl.rlim_cur != RLIM_INFINITY && cfg->max_conns > room) {
+        fprintf(stderr, "webcache: --max-connections lowered from %u to %llu (descriptor limit "
+                "%llu)\n", cfg->max_conns, (unsigned long long)room,
+                (unsigned long long)rl.rlim_cur);
+        cfg->max_conns = (unsigned)room;
     }
 }
 
-/* Joins the workers, giving them until `ms` from now to finish what they are sending; then
- * makes every send give up (abort_w). A second SIGINT/SIGTERM exits the process at once. */
-static void wc__drain(pthread_t *workers, int n, int abort_w, unsigned ms)
+/* After SIGTERM/SIGINT: waits for the I/O threads to finish what is in flight, up to `ms`;
+ * then makes everything give up (aborting, the abort pipe). A second signal exits at once. */
+static void wc__drain(struct wc_srv *s, struct wc_io *io, int nio, int abort_w, unsigned ms)
 {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
-    struct timespec t0;
+    struct timespec t0, now, tick = {0, 20 * 1000000L};
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int aborted = 0;
-    for (int i = 0; i < n; i++) {
-        for (;;) {
-            struct timespec now, until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 20 * 1000000L; /* look at the signals and the clock every 20 ms */
-            if (until.tv_nsec >= 1000000000L)
-                until.tv_sec++, until.tv_nsec -= 1000000000L;
-            if (pthread_timedjoin_np(workers[i], NULL, &until) == 0)
-                break;
-            struct timespec zero = {0, 0};
-            if (sigtimedwait(&set, NULL, &zero) > 0)
-                _exit(1); /* the second signal: at once */
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            uint64_t spent = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000 +
-                             (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
-            if (!aborted && spent >= ms) {
-                aborted = 1;
-                if (write(abort_w, "x", 1) != 1)
-                    fprintf(stderr, "webcache: abort pipe: %s\n", strerror(errno));
-            }
+    while (__atomic_load_n(&s->io_live, __ATOMIC_ACQUIRE) > 0) {
+        if (sigtimedwait(&set, NULL, &tick) > 0)
+            _exit(1); /* the second signal: at once */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        uint64_t spent = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000 +
+                         (uint64_t)((now.tv_nsec - t0.tv_nsec) / 1000000);
+        if (!s->aborting && spent >= ms) {
+            __atomic_store_n(&s->aborting, 1, __ATOMIC_RELEASE);
+            if (write(abort_w, "x", 1) != 1)
+                fprintf(stderr, "webcache: abort pipe: %s\n", strerror(errno));
+            for (int i = 0; i < nio; i++)
+                wc_io_wake(&io[i]);
         }
     }
 }
@@ -144,36 +90,33 @@ static void wc__drain(pthread_t *workers, int n, int abort_w, unsigned ms)
 /* One server process; returns its exit status. Signals INT/TERM are blocked on entry. */
 static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
 {
-    struct wc_proc p = {.ctx = {.cfg = cfg}, .listen_fd = listen_fd, .qcap = 256};
+    struct wc_ctx ctx = {.cfg = cfg};
+    struct wc_srv s = {.ctx = &ctx, .listen_fd = listen_fd, .max_conns = cfg->max_conns};
+    int abort_pipe[2];
     wc_stats_attach(index);
     if (wc_use_cache) {
         struct wc_cache_opts o = {.policy = cfg->policy, .max_entries = cfg->max_entries,
                                   .max_bytes = cfg->max_bytes,
                                   .max_object_size = cfg->max_object_size};
-        p.ctx.cache = wc_cache_new(&o);
-        if (!p.ctx.cache) {
+        ctx.cache = wc_cache_new(&o);
+        if (!ctx.cache) {
             fprintf(stderr, "webcache: cannot create the cache (out of memory?)\n");
             return 1;
         }
     }
-    pthread_t *workers = calloc((size_t)cfg->threads, sizeof *workers), listener;
-    p.queue = calloc(p.qcap, sizeof *p.queue);
-    if (!workers || !p.queue || pipe2(p.wake, O_CLOEXEC) != 0 ||
-        pipe2(p.abort_pipe, O_CLOEXEC) != 0) {
+    struct wc_io *io = calloc((size_t)cfg->io_threads, sizeof *io);
+    s.clients = wc_clients_new(cfg->max_conns_per_client);
+    if (!io || !s.clients || pipe2(abort_pipe, O_CLOEXEC) != 0) {
         fprintf(stderr, "webcache: out of resources at start-up\n");
         return 1;
     }
-    wc_http_abort_fd = p.abort_pipe[0];
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.nonempty, NULL);
-    pthread_cond_init(&p.nonfull, NULL);
-    int started = 0, ok = 1;
-    for (; started < cfg->threads && ok; started++)
-        ok = pthread_create(&workers[started], NULL, wc__worker, &p) == 0;
-    if (!ok)
-        started--;
-    int have_listener = ok && pthread_create(&listener, NULL, wc__listener, &p) == 0;
-    if (have_listener) {
+    wc_http_abort_fd = abort_pipe[0];
+    s.pool = wc_pool_start(&ctx, cfg->threads, &s.stopping);
+    int nio = 0;
+    while (s.pool && nio < cfg->io_threads && wc_io_start(&io[nio], &s, nio) == 0)
+        nio++;
+    int ok = s.pool && nio == cfg->io_threads;
+    if (ok) {
         sigset_t set;
         sigemptyset(&set);
         sigaddset(&set, SIGINT);
@@ -182,32 +125,24 @@ static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
         while (sigwait(&set, &sig) != 0)
             ;
     } else {
-        fprintf(stderr, "webcache: cannot start %d threads\n", cfg->threads);
+        fprintf(stderr, "webcache: cannot start %d workers and %d I/O threads\n", cfg->threads,
+                cfg->io_threads);
     }
-    pthread_mutex_lock(&p.mu);
-    __atomic_store_n(&p.stop, 1, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&p.nonempty);
-    pthread_cond_broadcast(&p.nonfull);
-    pthread_mutex_unlock(&p.mu);
-    if (write(p.wake[1], "x", 1) != 1)
-        fprintf(stderr, "webcache: wake pipe: %s\n", strerror(errno));
-    if (have_listener)
-        pthread_join(listener, NULL);
-    wc__drain(workers, started, p.abort_pipe[1], cfg->shutdown_timeout_ms);
-    for (; p.qlen > 0; p.qlen--, p.qhead = (p.qhead + 1) % p.qcap)
-        close(p.queue[p.qhead]);
-    close(p.wake[0]);
-    close(p.wake[1]);
+    __atomic_store_n(&s.stopping, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < nio; i++)
+        wc_io_wake(&io[i]);
+    wc__drain(&s, io, nio, abort_pipe[1], cfg->shutdown_timeout_ms);
+    for (int i = 0; i < nio; i++)
+        wc_io_join(&io[i]);
+    if (s.pool)
+        wc_pool_stop(s.pool);
     wc_http_abort_fd = -1;
-    close(p.abort_pipe[0]);
-    close(p.abort_pipe[1]);
-    pthread_cond_destroy(&p.nonempty);
-    pthread_cond_destroy(&p.nonfull);
-    pthread_mutex_destroy(&p.mu);
-    free(workers);
-    free(p.queue);
-    wc_cache_free(p.ctx.cache);
-    return have_listener ? 0 : 1;
+    close(abort_pipe[0]);
+    close(abort_pipe[1]);
+    wc_clients_free(s.clients);
+    free(io);
+    wc_cache_free(ctx.cache);
+    return ok ? 0 : 1;
 }
 
 static int wc__listen(struct wc_config *cfg)
@@ -242,9 +177,8 @@ static int wc__supervise(pid_t *kids, int n)
     while (alive > 0) {
         if (sigwait(&set, &sig) != 0)
             continue;
-        if (sig != SIGCHLD) {
-            stopping = 1;
-        } else {
+        int forward = sig != SIGCHLD; /* each SIGINT/SIGTERM once: a second one is a second */
+        if (sig == SIGCHLD) {
             int st;
             pid_t pid;
             while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
@@ -254,15 +188,17 @@ static int wc__supervise(pid_t *kids, int n)
                 if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) || !stopping) {
                     if (!stopping)
                         fprintf(stderr, "webcache: server process %d ended unexpectedly\n", (int)pid);
+                    forward |= !stopping;
                     rc = 1;
-                    stopping = 1;
                 }
             }
         }
-        if (stopping)
+        if (forward) {
+            stopping = 1;
             for (int i = 0; i < n; i++)
                 if (kids[i] > 0)
                     kill(kids[i], SIGTERM);
+        }
     }
     return rc;
 }
@@ -276,6 +212,7 @@ int wc_server_run(struct wc_config *cfg)
     sigaddset(&set, SIGCHLD);
     pthread_sigmask(SIG_BLOCK, &set, NULL); /* inherited by every thread and process */
     signal(SIGPIPE, SIG_IGN);
+    wc__fit_fds(cfg);
     int fd = wc__listen(cfg);
     if (fd < 0)
         return fd == -2 ? 2 : 1;
