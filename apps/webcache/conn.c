@@ -93,14 +93,10 @@ int wc_conn_input(struct wc_conn *c, const struct wc_config *cfg)
             return 431; /* a head that cannot end within the limits (they are checked first) */
         if (c->len == c->size) {
             size_t size = c->size ? c->size * 2 : 2048;
-            uintptr_t t = (uintptr_t)c->rq.target - (uintptr_t)c->buf; /* the parsed target */
-            int in_buf = c->rq.target && t < c->len;
             char *nb = realloc(c->buf, size < cap ? size : cap);
             if (!nb)
                 return -1;
             c->buf = nb;
-            if (in_buf)
-                c->rq.target = nb + t;
             c->size = size < cap ? size : cap;
         }
         size_t room = c->size - c->len;

@@ -327,11 +327,17 @@ int wc_http_parse(struct wc_parser *ps, const char *buf, size_t len,
             int st = wc__request_line(p, n, rq);
             if (st)
                 return st;
+            /* the target as an offset: the caller may move buf before the head is complete */
+            ps->target_off = rq->target >= p && rq->target < p + n ? (size_t)(rq->target - buf)
+                                                                   : (size_t)-1;
             ps->in_headers = 1;
             continue;
         }
-        if (n == 0)
+        if (n == 0) {
+            if (ps->target_off != (size_t)-1)
+                rq->target = buf + ps->target_off;
             return wc__head_done(ps, lim, rq, ps->line);
+        }
         ps->header_bytes += step;
         if (ps->header_bytes > lim->max_header_bytes)
             return 431;

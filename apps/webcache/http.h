@@ -21,7 +21,8 @@ struct wc_limits {
 struct wc_request {
     enum wc_method method;
     const char *target;     /* the path and query (origin-form, or taken out of the absolute
-                               form); points into the connection buffer, not NUL-terminated */
+                               form); points into the connection buffer, not NUL-terminated
+                               (valid once the head is complete: the buffer may move before) */
     size_t target_len;
     int minor;              /* HTTP/1.minor */
     int keep_alive;         /* after this request, by version and Connection */
@@ -41,6 +42,7 @@ struct wc_parser {
     unsigned hosts;
     int have_cl, conn_close, conn_keep, te, te_chunked, te_bad, te_unknown;
     int expect_continue, expect_other;
+    size_t target_off;      /* where rq->target starts in buf; (size_t)-1: not in buf ("/") */
 };
 
 void wc_http_parser_init(struct wc_parser *ps);

@@ -226,7 +226,8 @@ def test_idle1000(binary):  # 1,000 idle keep-alive connections cost no worker, 
     rss1, thr1 = proc_status(pid, "VmRSS"), proc_status(pid, "Threads")
     check(ok == 1000, f"idle1000: {ok} of 1000 first requests served")
     check(thr1 == thr0, f"idle1000: threads {thr0} -> {thr1}")
-    check(rss1 - rss0 < 16 * 1024, f"idle1000: RSS grew by {rss1 - rss0} KB")
+    if not os.environ.get("WC_SANITIZED"):  # ASan's quarantine keeps freed blocks resident
+        check(rss1 - rss0 < 16 * 1024, f"idle1000: RSS grew by {rss1 - rss0} KB")
     check_probe(probe(srv), "idle1000")
     for c in conns:
         c.send(REQ)
