@@ -77,6 +77,12 @@ void wc_http_body_init(struct wc_body *b, const struct wc_request *rq);
 int wc_http_body(struct wc_body *b, const char *p, size_t n, const struct wc_limits *lim,
                  size_t *used);
 
+/* http_target.c: is h[0..n) a valid uri-host [":" port] (empty is valid)? 1 or 0. */
+int wc_http_valid_host(const char *h, size_t n);
+/* http_target.c: checks the request-target t[0..n) of a request whose method is in rq and
+ * sets rq->target (the path and query; "/" for an absolute-form without a path). 0, or 400. */
+int wc_http_target(const char *t, size_t n, struct wc_request *rq);
+
 /* Percent-decodes the path of a target (up to '?') into out (NUL-terminated). Returns 0, 400
  * for a malformed escape ('%' not followed by two hex digits), or 404 for a path that cannot
  * name anything (longer than size - 1, or an encoded NUL). */

@@ -22,53 +22,16 @@
 #include "io.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "io_accept.h"
 #include "stats.h"
 
-static char wc__listen_tag, wc__wake_tag;
-
-uint64_t wc_io_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static void wc__untime(struct wc_io *io, struct wc_conn *c)
-{
-    if (c->list < 0)
-        return;
-    struct wc_tlist *l = &io->lists[c->list];
-    *(c->prev ? &c->prev->next : &l->head) = c->next;
-    *(c->next ? &c->next->prev : &l->tail) = c->prev;
-    c->prev = c->next = NULL;
-    c->list = -1;
-}
-
-/* Puts c in list `which` with its deadline from now, unless it is in that list already. */
-static void wc__time(struct wc_io *io, struct wc_conn *c, int which)
-{
-    if (c->list == which)
-        return;
-    wc__untime(io, c);
-    struct wc_tlist *l = &io->lists[which];
-    c->deadline = wc_io_now() + l->ms;
-    c->prev = l->tail;
-    *(l->tail ? &l->tail->next : &l->head) = c;
-    l->tail = c;
-    c->list = which;
-}
-
 void wc_io_close(struct wc_io *io, struct wc_conn *c)
 {
-    wc__untime(io, c);
+    wc_io_untime(io, c);
     if (c->fd >= 0) {
         /* out of the epoll set first: a posix_spawn running in a worker may hold a copy of
          * the descriptor for a moment, and epoll would report the socket until that closes */
@@ -96,7 +59,7 @@ static void wc__read(struct wc_io *io, struct wc_conn *c)
     int had = c->started, st = wc_conn_input(c, ctx->cfg);
     if (st == WC_PARSE_INCOMPLETE) {
         if (!had && c->started && c->list == WC_T_IDLE)
-            wc__time(io, c, WC_T_REQ); /* a new request's clock starts with its first byte */
+            wc_io_time(io, c, WC_T_REQ); /* a new request's clock starts with its first byte */
     } else if (st < 0) {
         wc_io_close(io, c);
     } else if (st == WC_PARSE_OK) {
@@ -145,28 +108,28 @@ static void wc__dispatch(struct wc_io *io, struct wc_conn *c, int next, int want
     switch (next) {
     case WC_NEED_READ:
         if (c->started) {
-            wc__time(io, c, c->served ? WC_T_REQ : WC_T_NEW);
+            wc_io_time(io, c, c->served ? WC_T_REQ : WC_T_NEW);
         } else {
             free(c->buf); /* idle: no buffer */
             c->buf = NULL;
             c->size = c->len = 0;
-            wc__time(io, c, c->served ? WC_T_IDLE : WC_T_NEW);
+            wc_io_time(io, c, c->served ? WC_T_IDLE : WC_T_NEW);
         }
         if (wanted || c->more)
             wc__read(io, c);
         break;
     case WC_NEED_WORKER:
-        wc__untime(io, c);
+        wc_io_untime(io, c);
         c->away = 1;
         wc_pool_push(s->pool, c);
         break;
     case WC_NEED_SEND:
-        wc__time(io, c, WC_T_SEND);
+        wc_io_time(io, c, WC_T_SEND);
         if (wanted)
             wc__write(io, c);
         break;
     case WC_NEED_LINGER:
-        wc__time(io, c, WC_T_LINGER);
+        wc_io_time(io, c, WC_T_LINGER);
         wc__drain(io, c);
         break;
     default:
@@ -233,7 +196,7 @@ static void wc__expire(struct wc_io *io, uint64_t now)
     for (int l = 0; l < WC_T_N; l++) {
         struct wc_conn *c;
         while ((c = io->lists[l].head) && c->deadline <= now) {
-            wc__untime(io, c);
+            wc_io_untime(io, c);
             if ((l == WC_T_NEW && c->started) || l == WC_T_REQ) /* a request did not arrive */
                 wc__dispatch(io, c, wc_conn_reply(c, s->ctx, 408, 1), 0);
             else
@@ -255,16 +218,7 @@ static void wc__shed(struct wc_io *io, int aborting)
                 wc_io_close(io, io->lists[l].head);
 }
 
-static int wc__timeout(struct wc_io *io, uint64_t now)
-{
-    uint64_t until = now + 100; /* at least every 100 ms: hand-backs, /_stats, paused accept */
-    for (int l = 0; l < WC_T_N; l++)
-        if (io->lists[l].head && io->lists[l].head->deadline < until)
-            until = io->lists[l].head->deadline;
-    return until > now ? (int)(until - now) : 0;
-}
-
-static void *wc__loop(void *arg)
+void *wc_io_loop(void *arg)
 {
     struct wc_io *io = arg;
     struct wc_srv *s = io->srv;
@@ -280,12 +234,12 @@ static void *wc__loop(void *arg)
         uint64_t now = wc_io_now();
         if (!io->listening && !s->stopping && now >= io->resume_accept)
             wc_io_listen(io);
-        int n = epoll_wait(io->epfd, ev, 128, wc__timeout(io, now));
+        int n = epoll_wait(io->epfd, ev, 128, wc_io_timeout(io, now));
         for (int i = 0; i < n; i++) {
             void *p = ev[i].data.ptr;
-            if (p == &wc__listen_tag) {
+            if (p == &wc_io_listen_tag) {
                 wc_io_accept(io);
-            } else if (p == &wc__wake_tag) {
+            } else if (p == &wc_io_wake_tag) {
                 uint64_t v;
                 if (read(io->evfd, &v, sizeof v) < 0) { /* EAGAIN: another wake took it */ }
             } else {
@@ -301,60 +255,4 @@ static void *wc__loop(void *arg)
     }
     __atomic_fetch_sub(&s->io_live, 1, __ATOMIC_RELEASE);
     return NULL;
-}
-
-void wc_io_adopt(struct wc_io *io, struct wc_conn *c)
-{
-    struct epoll_event e = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
-    io->nconns++;
-    c->next_step = WC_NEED_READ;
-    wc__time(io, c, WC_T_NEW);
-    if (epoll_ctl(io->epfd, EPOLL_CTL_ADD, c->fd, &e) != 0)
-        wc_io_close(io, c);
-}
-
-void wc_io_listen(struct wc_io *io)
-{
-    struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &wc__listen_tag};
-    io->listening = epoll_ctl(io->epfd, EPOLL_CTL_ADD, io->srv->listen_fd, &e) == 0;
-}
-
-int wc_io_start(struct wc_io *io, struct wc_srv *srv, int index)
-{
-    const struct wc_config *cfg = srv->ctx->cfg;
-    io->srv = srv;
-    io->index = index;
-    unsigned ms[WC_T_N] = {cfg->request_timeout_ms, cfg->request_timeout_ms, cfg->keepalive_ms,
-                           cfg->send_timeout_ms, 1000};
-    for (int l = 0; l < WC_T_N; l++)
-        io->lists[l].ms = ms[l];
-    pthread_mutex_init(&io->mu, NULL);
-    io->epfd = epoll_create1(EPOLL_CLOEXEC);
-    io->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    struct epoll_event e = {.events = EPOLLIN, .data.ptr = &wc__wake_tag};
-    if (io->epfd < 0 || io->evfd < 0 || epoll_ctl(io->epfd, EPOLL_CTL_ADD, io->evfd, &e) != 0)
-        return -1;
-    wc_io_listen(io);
-    if (!io->listening)
-        return -1;
-    __atomic_fetch_add(&srv->io_live, 1, __ATOMIC_RELEASE);
-    if (pthread_create(&io->thread, NULL, wc__loop, io) != 0) {
-        __atomic_fetch_sub(&srv->io_live, 1, __ATOMIC_RELEASE);
-        return -1;
-    }
-    return 0;
-}
-
-void wc_io_wake(struct wc_io *io)
-{
-    uint64_t one = 1;
-    if (write(io->evfd, &one, sizeof one) < 0) { /* the counter is saturated: awake anyway */ }
-}
-
-void wc_io_join(struct wc_io *io)
-{
-    pthread_join(io->thread, NULL);
-    close(io->epfd);
-    close(io->evfd);
-    pthread_mutex_destroy(&io->mu);
 }

@@ -14,5 +14,15 @@ void wc_io_listen(struct wc_io *io);
 void wc_io_adopt(struct wc_io *io, struct wc_conn *c);
 /* Closes the socket and frees the connection (after a worker released its response). */
 void wc_io_close(struct wc_io *io, struct wc_conn *c);
+/* The thread's body (io.c). */
+void *wc_io_loop(void *arg);
+extern char wc_io_listen_tag, wc_io_wake_tag;
+
+/* io_timer.c: puts c in timer list `which` (WC_T_*) with its deadline from now, unless it is
+ * there already; takes it out of its list; the milliseconds to the next deadline (at most
+ * 100: hand-backs, /_stats and a paused accept are looked at that often). */
+void wc_io_time(struct wc_io *io, struct wc_conn *c, int which);
+void wc_io_untime(struct wc_io *io, struct wc_conn *c);
+int wc_io_timeout(struct wc_io *io, uint64_t now);
 
 #endif

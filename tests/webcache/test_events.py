@@ -255,7 +255,7 @@ def test_shutdown_fast(binary):  # item 4: nothing in flight: SIGTERM ends the s
         srv.proc.kill()
         rc = "hung"
     took = time.monotonic() - t0
-    check(rc == 0 and took < 1, f"shutdown with idle connections: {took:.2f}s, exit {rc}")
+    check(rc == 0 and took < 1.5, f"shutdown with idle connections: {took:.2f}s, exit {rc}")
     closed = sum(c.closed_within(2) for c in idle)
     check(closed == 100, f"shutdown: {closed} of 100 idle connections saw the close")
     for x in idle:

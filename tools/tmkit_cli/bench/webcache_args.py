@@ -49,7 +49,7 @@ def parse_args(argv, description):
     p.add_argument("--duration", type=float, help="measured seconds per run (default 3; --quick 0.4)")
     p.add_argument("--warmup", type=float, help="warm-up seconds per run (default 1; --quick 0.3)")
     p.add_argument("--connections", type=int, default=0,
-                   help="client connections (default 2 x threads + 2; the server closes a connection after 100 requests, so queued clients take turns)")
+                   help="client connections (default 2 x threads + 2: more requests in flight than workers, so a worker never waits for its next request)")
     p.add_argument("--max-entries", type=int, default=256,
                    help="cache entries (default 256, ~7%% of the ~3,500-page catalog)")
     p.add_argument("--max-bytes", type=int, default=64 << 20, help="cache bytes (default 64 MiB)")
