@@ -5,10 +5,13 @@ usage: webcache.py ROOT BUILD_DIR LIBITM [NOCACHE_BINARY]
 
 Uses BUILD_DIR/compile_commands.json (the top-level CMake exports it) with --entry webcache-lock:
   1. `--json --verify`: exit 0; the five cache operations are found, pure, one group, rewritten
-     as __transaction_atomic and GCC agrees; the three thread-pool queue sections are
-     non-revocable (the two waiting ones with a condvar-wait blocker), not rewritten, and their
-     lock is kept;
-  2. `--patch`: the diff applies with patch -p1 to a copy of the tree and touches only cache.c;
+     as __transaction_atomic and GCC agrees; the two per-client-count sections (clients.c) are
+     pure too; of the four I/O hand-back sections (io.c) the one with an atomic load is
+     non-revocable (a group lock) and the other three hybrid (group enter + transaction); the
+     three worker-queue sections (pool.c) are non-revocable (the waiting one with a condvar-wait
+     blocker, the others because they signal), not rewritten, and their lock is kept;
+  2. `--patch`: the diff applies with patch -p1 to a copy of the tree and touches cache.c,
+     clients.c and io.c;
   3. the patched cache compiled with gcc -fgnu-tm (-Werror) and linked against LIBITM (tmkit's
      libitm.so.1) passes the cache unit test and a short concurrent stress;
   4. with NOCACHE_BINARY: the whole patched server is built the same way and the HTTP suite
@@ -27,10 +30,21 @@ import time
 
 CACHE_OPS = ["wc_cache_lookup", "wc_cache_insert", "wc_cache_release", "wc_cache_get_stats",
              "wc_cache_victim"]
-QUEUE = {"wc__listener": True, "wc__worker": True, "wc__process": False}  # name: waits
-CACHE_LOCK, QUEUE_LOCK = "struct wc_cache::lock", "struct wc_proc::mu"
-SOURCES = ["main.c", "server.c", "conn.c", "http.c", "handler.c", "man.c", "stats.c", "cache.c",
-           "cache_entry.c"]
+CLIENT_OPS = ["wc_clients_add", "wc_clients_del"]
+# the I/O thread's hand-back list: name -> (sections, class)
+IO_OPS = {"wc_io_handback": (1, "non-revocable"), "wc__take_back": (2, "hybrid"),
+          "wc__event": (1, "hybrid")}
+QUEUE = {"wc__worker": "condvar-wait", "wc_pool_push": "condvar-signal",
+         "wc_pool_stop": "condvar-signal"}  # name: its blocker
+CACHE_LOCK, CLIENT_LOCK = "struct wc_cache::lock", "struct wc_clients::mu"
+IO_LOCK, QUEUE_LOCK = "struct wc_io::mu", "struct wc_pool::mu"
+
+
+def sources(root):
+    """The server's sources, as apps/webcache/CMakeLists.txt lists them (WC_SOURCES)."""
+    with open(os.path.join(root, "apps", "webcache", "CMakeLists.txt")) as fh:
+        m = re.search(r"set\(WC_SOURCES([^)]*)\)", fh.read())
+    return m.group(1).split()
 # The lock build's flags (apps/webcache/CMakeLists.txt) plus -fgnu-tm, warnings as errors except
 # -Wclobbered: _ITM_beginTransaction returns twice, and GCC warns that the parameter `e` of
 # wc_cache_release "might be clobbered"; it is never assigned, so a restart cannot change it.
@@ -55,45 +69,65 @@ def run(cmd, what, **kw):
     return r, time.monotonic() - t
 
 
+def check_pure(s, w, lock, file):
+    check(s["file"].endswith(file), f"{w}: file {s['file']}")
+    check(s["locks"] == [lock], f"{w}: locks {s['locks']}")
+    check(s["class"] == "pure", f"{w}: class {s['class']}, expected pure")
+    check(s["blockers"] == [], f"{w}: blockers {[b['kind'] for b in s['blockers']]}")
+    check(s["irrevocable"] == "never", f"{w}: irrevocable {s['irrevocable']}")
+    check({k: v for k, v in s["patch"].items() if k != "groups"} ==
+          {"eligible": True, "construct": "__transaction_atomic"}, f"{w}: patch {s['patch']}")
+    v = s.get("verify", {})
+    check(v.get("agree") is True and "accepted" in v.get("gcc", ""), f"{w}: verify {v}")
+
+
 def check_report(doc):
     secs = doc["sections"]
-    check(len(secs) == 8, f"{len(secs)} sections, expected 8")
+    check(len(secs) == 14, f"{len(secs)} sections, expected 14")
     by_fn = {}
     for s in secs:
         by_fn.setdefault(s["function"], []).append(s)
     groups = set()
     for fn in CACHE_OPS:
-        if not check(len(by_fn.get(fn, [])) == 1, f"{fn}: expected one section"):
-            continue
-        s = by_fn[fn][0]
-        w = f"{fn}:{s['line']}"
-        check(s["file"].endswith("apps/webcache/cache.c"), f"{w}: file {s['file']}")
-        check(s["locks"] == [CACHE_LOCK], f"{w}: locks {s['locks']}")
-        check(s["class"] == "pure", f"{w}: class {s['class']}, expected pure")
-        check(s["blockers"] == [], f"{w}: blockers {[b['kind'] for b in s['blockers']]}")
-        check(s["irrevocable"] == "never", f"{w}: irrevocable {s['irrevocable']}")
-        check({k: v for k, v in s["patch"].items() if k != "groups"} == {"eligible": True, "construct": "__transaction_atomic"},
-              f"{w}: patch {s['patch']}")
-        v = s.get("verify", {})
-        check(v.get("agree") is True and "accepted" in v.get("gcc", ""), f"{w}: verify {v}")
-        groups.add(s["group"])
+        if check(len(by_fn.get(fn, [])) == 1, f"{fn}: expected one section"):
+            s = by_fn[fn][0]
+            check_pure(s, f"{fn}:{s['line']}", CACHE_LOCK, "apps/webcache/cache.c")
+            groups.add(s["group"])
     check(len(groups) == 1, f"cache sections in groups {sorted(groups)}, expected one")
-    for fn, waits in QUEUE.items():
+    for fn in CLIENT_OPS:
+        if check(len(by_fn.get(fn, [])) == 1, f"{fn}: expected one section"):
+            s = by_fn[fn][0]
+            check_pure(s, f"{fn}:{s['line']}", CLIENT_LOCK, "apps/webcache/clients.c")
+    for fn, (n, cls) in IO_OPS.items():
+        if not check(len(by_fn.get(fn, [])) == n, f"{fn}: expected {n} section(s)"):
+            continue
+        for s in by_fn[fn]:
+            w = f"{fn}:{s['line']}"
+            check(s["file"].endswith("apps/webcache/io.c"), f"{w}: file {s['file']}")
+            check(s["locks"] == [IO_LOCK], f"{w}: locks {s['locks']}")
+            check(s["class"] == cls, f"{w}: class {s['class']}, expected {cls}")
+            want = "tm_group_lock" if cls == "non-revocable" else "tm_group_enter"
+            check(s["patch"].get("eligible") is True and want in s["patch"].get("construct", ""),
+                  f"{w}: patch {s['patch']}")
+            if cls == "non-revocable":  # the __atomic_load_n of srv->stopping
+                check("atomic" in {b["kind"] for b in s["blockers"]}, f"{w}: blockers {s['blockers']}")
+    for fn, blocker in QUEUE.items():
         if not check(len(by_fn.get(fn, [])) == 1, f"{fn}: expected one section"):
             continue
         s = by_fn[fn][0]
         w = f"{fn}:{s['line']}"
         kinds = {b["kind"] for b in s["blockers"]}
-        check(s["file"].endswith("apps/webcache/server.c"), f"{w}: file {s['file']}")
+        check(s["file"].endswith("apps/webcache/pool.c"), f"{w}: file {s['file']}")
         check(s["locks"] == [QUEUE_LOCK], f"{w}: locks {s['locks']}")
         check(s["class"] == "non-revocable", f"{w}: class {s['class']}, expected non-revocable")
-        check(("condvar-wait" in kinds) == waits, f"{w}: blockers {sorted(kinds)}")
+        check(blocker in kinds, f"{w}: blockers {sorted(kinds)}, expected {blocker}")
         check(s["patch"]["eligible"] is False, f"{w}: patch {s['patch']}")
-        if waits:
+        if blocker == "condvar-wait":
             check("condition-variable wait" in s["patch"]["reason"], f"{w}: reason {s['patch']}")
     locks = {l["name"]: l for l in doc["locks"]}
-    check(locks.get(CACHE_LOCK, {}).get("removable") is True, f"{CACHE_LOCK}: {locks.get(CACHE_LOCK)}")
-    check(locks.get(QUEUE_LOCK, {}).get("removable") is False, f"{QUEUE_LOCK}: {locks.get(QUEUE_LOCK)}")
+    for name, removable in ((CACHE_LOCK, True), (CLIENT_LOCK, True), (IO_LOCK, True),
+                            (QUEUE_LOCK, False)):
+        check(locks.get(name, {}).get("removable") is removable, f"{name}: {locks.get(name)}")
     check(doc["lock_order"] == [] and doc["cycles"] == [] and doc["unbalanced"] == [],
           "lock order, cycles or unbalanced operations found")
 
@@ -121,13 +155,14 @@ def build_and_run_server(src, root, libitm, nocache, tmp):
     t = time.monotonic()
     objs = []
     procs = []
-    for f in SOURCES:  # two at a time (2 shared cores)
+    srcs = sources(root)
+    for f in srcs:  # two at a time (2 shared cores)
         o = os.path.join(tmp, f + ".o")
         objs.append(o)
         procs.append(subprocess.Popen(["gcc", *CFLAGS, "-I", src, "-I", os.path.join(root, "include"),
                                        "-c", os.path.join(src, f), "-o", o],
                                       stderr=subprocess.PIPE, text=True))
-        if len(procs) == 2 or f == SOURCES[-1]:
+        if len(procs) == 2 or f == srcs[-1]:
             for p in procs:
                 err = p.communicate()[1]
                 if p.returncode:
@@ -169,7 +204,8 @@ def main():
         with open(diff) as fh:
             text = fh.read()
         files = re.findall(r"^\+\+\+ b/(\S+)", text, re.M)
-        check(files == ["apps/webcache/cache.c"], f"the diff touches {files}")
+        check(sorted(files) == ["apps/webcache/cache.c", "apps/webcache/clients.c",
+                                "apps/webcache/io.c"], f"the diff touches {files}")
         added = [l for l in text.splitlines() if l.startswith("+") and not l.startswith("+++")]
         removed = [l for l in text.splitlines() if l.startswith("-") and not l.startswith("---")]
         # copy the tree the diff applies to
@@ -182,10 +218,14 @@ def main():
         check(patched.count("__transaction_atomic {") == 5, "patched cache.c: not 5 atomic blocks")
         check("WC_CS_BEGIN" not in patched and "WC_CS_END" not in patched,
               "patched cache.c still has WC_CS_BEGIN/WC_CS_END")
+        with open(os.path.join(src, "io.c")) as fh:
+            patched = fh.read()
+        check("pthread_mutex_lock(&io->mu)" not in patched and patched.count("tm_group_enter(") == 3
+              and patched.count("tm_group_lock(") == 1, "patched io.c: not 3 group enters + 1 group lock")
         s = doc["summary"]
         print(f"ok: {s['sections']} sections ({s['pure']} pure, {s['hybrid']} hybrid, "
               f"{s['non-revocable']} non-revocable) in {len(doc['files'])} files, {s['lines']} lines; "
-              f"diff {len(files)} file, +{len(added)} -{len(removed)} lines; verify: "
+              f"diff {len(files)} files, +{len(added)} -{len(removed)} lines; verify: "
               f"{sum(1 for x in doc['sections'] if x.get('verify', {}).get('agree'))} agree; "
               f"advise --json --verify {tv:.1f}s (inside: "
               + ", ".join(f"{k} {v:.2f}s" for k, v in doc["timing"].items()) + f"), --patch {tp:.1f}s")

@@ -7,8 +7,10 @@
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
 sleeps() { echo "$ERR" | sed -n 's/^count_sleeps: //p'; }
-for run in 1 2 3; do
-    expect_rc 0 env TMKIT_ALGO=serialirr LD_PRELOAD="$SLEEPS_SHIM" "$PROG" 200000 4
+# Each run is longer than the last: on a loaded machine (CI) 4 short threads may run one
+# after another without ever meeting.
+for iters in 200000 1000000 5000000; do
+    expect_rc 0 env TMKIT_ALGO=serialirr LD_PRELOAD="$SLEEPS_SHIM" "$PROG" $iters 4
     n=$(sleeps)
     [ -n "$n" ] || fail "no count from the shim: $ERR"
     [ "$n" -gt 0 ] && break
