@@ -5,12 +5,18 @@
  *   writes    write one fresh value to --n words (afterwards every word of an array is equal)
  *   counter   increment one shared counter (afterwards it equals the number of operations)
  *   disjoint  each thread increments its own counter, alone on its cache line
+ *   atomic    each thread adds to its own counter (alone on its line) with tm_atomic_fetch_add
+ *             in plain code, no transaction (the mutex build: the hardware's __atomic_fetch_add):
+ *             what a reference count costs outside transactions, and whether it scales
  * --array private gives each thread its own array for reads/writes; shared makes them all use one.
  */
 #include "bench.h"
+#ifndef BENCH_MUTEX
+#include <tmkit.h>
+#endif
 
-static const char *const modes[] = {"empty", "reads", "writes", "counter", "disjoint", NULL};
-enum { EMPTY, READS, WRITES, COUNTER, DISJOINT };
+static const char *const modes[] = {"empty", "reads", "writes", "counter", "disjoint", "atomic", NULL};
+enum { EMPTY, READS, WRITES, COUNTER, DISJOINT, ATOMIC };
 static const char *const arrays[] = {"private", "shared", NULL};
 enum { PRIVATE, SHARED };
 
@@ -109,6 +115,13 @@ static inline void bench_op(bench_thread *t)
         TXN_END
         break;
     }
+    case ATOMIC:
+#ifdef BENCH_MUTEX
+        __atomic_fetch_add(&own_counter[t->id].value, 1, __ATOMIC_SEQ_CST);
+#else
+        tm_atomic_fetch_add(&own_counter[t->id].value, 1L);
+#endif
+        break;
     }
 }
 
@@ -138,6 +151,7 @@ static int bench_check(bench_thread *ts, int n)
                 return 0;
             break;
         case DISJOINT:
+        case ATOMIC:
             if (own_counter[i].value != ts[i].ops)
                 return 0;
             break;

@@ -16,8 +16,10 @@
  *   (transaction_wrap): a read and a write barrier of the enclosing transaction, no nested
  *   transaction, nothing serial; an attempt that rolls back leaves no trace.
  * - Outside one, the operation is a transaction of its own; while only this thread runs
- *   transactions, tmkit does it with the hardware atomic under the single-thread bias
- *   (runtime/ext/atomic.c), at about the hardware atomic's cost (docs/costs.md).
+ *   transactions, tmkit does it with plain instructions under the single-thread bias
+ *   (runtime/ext/atomic.c), at about the hardware atomic's cost (docs/costs.md); with several
+ *   threads under an orec algorithm, on the word's orec alone, so operations on different words
+ *   share no written line (runtime/ext/atomic_orec.c); elsewhere as a one-word transaction.
  * Types: long, unsigned long, int, unsigned int (fetch-ops and all), and pointers (load, store,
  * exchange, compare-exchange). The calls are _Generic in C and overloads in C++:
  *   tm_atomic_load(p)  tm_atomic_store(p, v)  tm_atomic_exchange(p, v)
@@ -47,8 +49,9 @@ void _ITM_WU8(uint64_t *, uint64_t) __attribute__((transaction_pure));
 #else
 #define TMKIT__ATOMIC_WRAP(fn)
 #endif
-/* The runtime's single-thread fast path (runtime/ext/atomic.c; absent on GCC's libitm): while
- * only this thread runs transactions, it does the operation itself and answers done = 1 with
+/* The runtime's direct paths (runtime/ext/atomic.c; absent on GCC's libitm; the name is
+ * older than its second path): while only this thread runs transactions, or several run under
+ * an orec algorithm, it does the operation itself and answers done = 1 with
  * the old value (for a compare-exchange: the value seen; it stored only if that equalled cmp);
  * otherwise done = 0 and the caller runs its one-word transaction. `code` is the operation
  * (load, store, exchange, compare-exchange, add, sub, and, or: 0-7) times 2, plus 1 for an

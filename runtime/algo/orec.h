@@ -15,6 +15,49 @@ extern _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS] TM_HIDDEN;
 extern tm_line64 tm_orec_clock_line TM_HIDDEN; /* alone on its cache line */
 #define tm_orec_clock (tm_orec_clock_line.w)
 
+/* Set once, when tmkit.h's atomics first run on the orecs outside a transaction
+ * (ext/atomic_orec.c). Such an operation gives its word's orec a version newer than the clock
+ * without taking a time, so that atomics on different words write no shared line (GV5 in
+ * TL2's terms: the first transaction that meets such a version raises the clock to it, see
+ * tm_orec_extend). Then "nobody took a time since my snapshot" no longer proves a read log
+ * valid, and writer commits validate whenever the flag is set. Read-mostly, alone on its line. */
+extern tm_line32 tm_orec_atomics_line TM_HIDDEN;
+#define tm_orec_atomics (tm_orec_atomics_line.w)
+
+/* May a writer that took time wv skip validating its read log (TL2)? */
+static inline bool tm_orec_skip_ok(const tm_tx *tx, uint64_t wv)
+{
+    /* relaxed: the flag is published with a membarrier before the first such atomic runs
+     * (ext/atomic_orec.c), so a commit that loads 0 here linearizes before that atomic. */
+    return wv == tx->snapshot + 1 && !atomic_load_explicit(&tm_orec_atomics, memory_order_relaxed);
+}
+
+/* Raises the clock to at least v; returns the clock's value then (>= v). */
+static inline uint64_t tm_orec_raise(uint64_t v)
+{
+    /* acquire: as the snapshot's load in tm_orec_begin; release on success: nothing to publish,
+     * but a raise must not be reordered before the orec load that asked for it. */
+    uint64_t now = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
+    while (now < v && !atomic_compare_exchange_weak_explicit(&tm_orec_clock, &now, v,
+                                                             memory_order_acq_rel,
+                                                             memory_order_acquire)) {
+    }
+    return now < v ? v : now;
+}
+
+/* A new time strictly after both the clock and `floor` (a writer that locked an orec whose
+ * version an atomic set ahead of the clock: its versions must keep growing). */
+static inline uint64_t tm_orec_time_after(uint64_t floor)
+{
+    uint64_t now = atomic_load_explicit(&tm_orec_clock, memory_order_acquire), next;
+    do
+        next = (now > floor ? now : floor) + 1;
+    /* acq_rel: as the commit's fetch_add it replaces. */
+    while (!atomic_compare_exchange_weak_explicit(&tm_orec_clock, &now, next, memory_order_acq_rel,
+                                                  memory_order_acquire));
+    return next;
+}
+
 static inline _Atomic uint64_t *tm_orec_of(uintptr_t addr)
 {
     return &tm_orecs[(addr >> 3) & ((1u << TM_OREC_BITS) - 1)];
@@ -66,10 +109,15 @@ static inline void tm_orec_begin(tm_tx *tx)
     atomic_store_explicit(&tx->shared_ts, tx->snapshot, memory_order_release);
 }
 
-/* Moves the snapshot to the current clock if `validate` finds every read still valid. */
-static inline __attribute__((always_inline)) bool tm_orec_extend(tm_tx *tx, bool (*validate)(tm_tx *))
+/* Moves the snapshot to the current clock if `validate` finds every read still valid. `seen` is
+ * the version that asked for it: one newer than the clock (an atomic's, see tm_orec_atomics)
+ * raises the clock first, so every later commit takes a time after it. */
+static inline __attribute__((always_inline)) bool tm_orec_extend(tm_tx *tx, bool (*validate)(tm_tx *),
+                                                                 uint64_t seen)
 {
     uint64_t now = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
+    if (TM_UNLIKELY(seen > now))
+        now = tm_orec_raise(seen);
     if (!validate(tx))
         return false;
     tx->snapshot = now;
@@ -108,7 +156,7 @@ tm_orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len, uin
         /* Log first, then extend: the extension must also validate this word, or a commit to
          * it between our read and the new snapshot would be absorbed unseen. */
         tm_rset_push(&tx->rset, o, &v1, sizeof v1);
-        if (tm_orec_version(v1) > tx->snapshot && !tm_orec_extend(tx, validate))
+        if (tm_orec_version(v1) > tx->snapshot && !tm_orec_extend(tx, validate, tm_orec_version(v1)))
             tm_restart(tx, TM_ABORT_READ_CONFLICT);
         return;
     }

@@ -12,7 +12,8 @@
  *    changed it after our snapshot: an orec in the read set that we now hold is still valid.
  *  - Reads check orec, value, orec again; newer versions extend the snapshot (LSA).
  *  - Commit takes a new time, validates the read set unless nobody committed since the
- *    snapshot, and releases the orecs with the new version. Rollback (the core restores memory
+ *    snapshot (and no atomic ran on the orecs: orec.h), and releases the orecs with the new
+ *    version, which is newer than any it replaces (each was <= the snapshot when locked). Rollback (the core restores memory
  *    from the undo log first) releases them with their old versions.
  * Privatization: a doomed writer rolls back in place, so a privatizer must wait for it:
  * commit-time quiescence (core/serial.c).
@@ -54,7 +55,8 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
         return;
     if (tm_orec_locked(cur))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
-    if (tm_orec_version(cur) > tx->snapshot && !tm_orec_extend(tx, eager_validate))
+    if (tm_orec_version(cur) > tx->snapshot &&
+        !tm_orec_extend(tx, eager_validate, tm_orec_version(cur)))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
     tm_locks *l = tx->algo_state;
     if (TM_UNLIKELY(l->n == l->cap))
@@ -98,7 +100,7 @@ static bool eager_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         return true; /* read-only */
     /* acq_rel: the new time orders after every commit we validated against. */
     uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;
-    if (wv != tx->snapshot + 1 && !eager_validate(tx))
+    if (!tm_orec_skip_ok(tx, wv) && !eager_validate(tx))
         return false; /* the core rolls back, then eager_rollback releases the orecs */
     eager_release(tx, true, wv);
     *ts = wv;

@@ -12,8 +12,9 @@
  *    first extend the snapshot (revalidate all read orecs at the current clock) instead of
  *    aborting.
  *  - Writes are buffered (word-granular redo log). Commit locks the orecs of the write set, takes
- *    a new time (fetch_add on the clock), revalidates the read set unless no writer took a time
- *    since the snapshot, writes back and releases the orecs with the new version.
+ *    a new time (fetch_add on the clock; past the newest version it replaces, which an atomic
+ *    may have set ahead of the clock: orec.h), revalidates the read set unless no writer took a
+ *    time since the snapshot, writes back and releases the orecs with the new version.
  *  - A read is logged before any extension it triggers, so the extension validates it too.
  * Privatization: a committed writer can still be writing back when a privatizer returns
  * (delayed cleanup) and a doomed reader can read privatized words; commit-time quiescence
@@ -29,6 +30,7 @@
 /* Line-aligned: its first and last orecs share no line with a neighbouring variable. */
 _Alignas(64) _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS];
 tm_line64 tm_orec_clock_line;
+tm_line32 tm_orec_atomics_line;
 
 /* Is the read log still valid? An orec locked by this transaction counts with the value it had
  * before we locked it. */
@@ -94,6 +96,7 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         return true; /* read-only: every read was consistent with the snapshot */
     tm_locks *l = tm_locks_reserve(tx, tx->wset.n); /* no move once orecs point into it */
     l->n = 0;
+    uint64_t newest = 0; /* the newest version replaced */
     for (size_t i = 0; i < tx->wset.n; i++) {
         _Atomic uint64_t *o = tm_orec_of(tx->wset.e[i].word);
         uint64_t cur = atomic_load_explicit(o, memory_order_relaxed);
@@ -113,11 +116,17 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
             return false;
         }
         l->n++;
+        if (tm_orec_version(cur) > newest)
+            newest = tm_orec_version(cur);
     }
     /* acq_rel: the new time orders after every commit we validated against. */
     uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;
+    /* A blind write to a word an atomic versioned ahead of the clock (orec.h): every orec's
+     * versions must grow, or a reader could take a changed word for the one it logged. */
+    if (TM_UNLIKELY(newest >= wv))
+        wv = tm_orec_time_after(newest);
     /* No writer took a time since our snapshot: every read is still valid (TL2). */
-    if (wv != tx->snapshot + 1 && !tm_orec_validate(tx)) {
+    if (!tm_orec_skip_ok(tx, wv) && !tm_orec_validate(tx)) {
         tm_orec_unlock_all(l, true, 0);
         return false;
     }

@@ -120,8 +120,10 @@ static uint64_t tm_serial_drain(tm_tx *self)
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
-        /* seq_cst: writer half of the Dekker pattern (see tm_reader_enter). */
-        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE; i++) {
+        /* seq_cst: writer half of the Dekker pattern (see tm_reader_enter; a tmkit.h atomic on
+         * the orecs is a reader too, marked in atomic_busy: ext/atomic_orec.c). */
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE ||
+                             atomic_load_explicit(&t->atomic_busy, memory_order_seq_cst); i++) {
             if (TM_UNLIKELY(tm_stats_on) && !w0)
                 w0 = tm_stats_now();
             tm_cpu_relax(i);

@@ -179,6 +179,7 @@ static void tm_fork_child(void)
         if (atomic_load_explicit(&t->in_use, memory_order_relaxed))
             tm_tx_scrub(t);
         atomic_store_explicit(&t->shared_ts, TM_TS_INACTIVE, memory_order_relaxed);
+        atomic_store_explicit(&t->atomic_busy, 0, memory_order_relaxed);
         atomic_store_explicit(&t->in_use, 0, memory_order_relaxed);
     }
     tm_serial_fork_child(tm_cur);

@@ -237,6 +237,11 @@ struct tm_tx {
     _Atomic int in_use;
     tm_tx *_Atomic next; /* registry list, push-only */
     char pad_[64 - sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
+    /* Nonzero while the thread does a tmkit.h atomic on the orecs (ext/atomic_orec.c): the
+     * serial lock's writer waits for it as for shared_ts, quiescence does not look at it. A
+     * line of its own: such an operation writes it twice, and a line that every committing
+     * writer reads (shared_ts) would then move between the cores at each operation. */
+    _Alignas(64) _Atomic uint32_t atomic_busy;
 
     /* The extensions' state (runtime/ext/): blocking waits and deferred counters. Other
      * threads read it (committing writers look for waiters to wake, counter readers sum the

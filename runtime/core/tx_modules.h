@@ -78,6 +78,8 @@ static inline bool tm_serial_excluding(void)
 }
 TM_HIDDEN void tm_serial_release(tm_tx *tx);
 TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts);
+/* txn.c: must a writer under dispatch d quiesce after it commits (TMKIT_PRIVATIZATION)? */
+TM_HIDDEN bool tm_quiesce_needed(const struct tm_dispatch *d);
 
 /* faultguard.c: restarts doomed attempts that fault, in place of quiescence. */
 extern _Atomic bool tm_guard_active TM_HIDDEN;

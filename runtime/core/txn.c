@@ -37,13 +37,15 @@ static tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 }
 
 /* Privatization safety for a writer that committed (TMKIT_PRIVATIZATION, core/faultguard.c). */
-static inline bool tm_must_quiesce(const tm_tx *tx)
+static inline bool tm_must_quiesce(const tm_dispatch *d)
 {
     if (tm_config.privatization != TM_PRIV_AUTO)
         return tm_config.privatization == TM_PRIV_QUIESCE;
     /* relaxed: see tm_guard_refresh. */
-    return !(tx->disp->doomed && atomic_load_explicit(&tm_guard_active, memory_order_relaxed));
+    return !(d->doomed && atomic_load_explicit(&tm_guard_active, memory_order_relaxed));
 }
+
+bool tm_quiesce_needed(const tm_dispatch *d) { return tm_must_quiesce(d); }
 
 static void tm_backoff(tm_tx *tx)
 {
@@ -298,7 +300,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
          * reader in a transaction that the quiescence waits for must not wait for this one. */
         tm_counters_apply(tx);
         tm_reader_exit(tx);
-        if (ts && tm_must_quiesce(tx))
+        if (ts && tm_must_quiesce(tx->disp))
             tm_quiesce(tx, ts);
     } else if (tx->flags & TM_F_BIASED) {
         tm_counters_apply(tx);

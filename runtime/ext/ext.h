@@ -94,4 +94,9 @@ TM_HIDDEN void tm_groups_step_in(tm_tx *tx);
  * asymmetric handshake needs only a compiler barrier. */
 TM_HIDDEN bool tm_barrier_asymmetric(void);
 
+/* atomic_orec.c: a tmkit.h atomic outside transactions on the orecs (several threads under
+ * an orec algorithm); false: not done (the header runs its one-word transaction). */
+TM_HIDDEN bool tm_atomic_orec(tm_tx *tx, void *p, unsigned code, uint64_t v, uint64_t cmp,
+                              uint64_t *out);
+
 #endif

@@ -46,6 +46,7 @@ SUITES = {
         Case("micro", "writes-64", "micro", ["--mode", "writes", "--n", "64"], (2000, 10000)),
         Case("micro", "counter", "micro", ["--mode", "counter"], (2000, 10000)),
         Case("micro", "disjoint", "micro", ["--mode", "disjoint"], (2000, 10000)),
+        Case("micro", "atomic", "micro", ["--mode", "atomic"], (2000, 10000)),
     ],
     "ds": [
         Case("ds", "list-256-u10", "list", ["--range", "256", "--update-pct", "10"], CG_DEFAULT),
