@@ -111,12 +111,22 @@ static void tm_atomic_orec_quiesce(tm_tx *tx, uint64_t ver)
         }
 }
 
+static inline bool tm_atomic_orec_algo(const tm_dispatch *d)
+{
+    return d == &tm_disp_orec_eager || d == &tm_disp_orec_lazy;
+}
+
 bool tm_atomic_orec(tm_tx *tx, void *p, unsigned code, uint64_t v, uint64_t cmp, uint64_t *out)
 {
+    /* Hints first, so that the other algorithms' one-word transactions pay two loads, not the
+     * entry's fence: checked again after it. */
+    if (!tm_config.algo->managed ? !tm_atomic_orec_algo(tm_config.algo->disp)
+                                 : tm_serial_excluding() || !tm_atomic_orec_algo(tm_cm_disp(tx)))
+        return false;
     if (!tm_atomic_orec_enter(tx))
         return false;
     const tm_dispatch *d = tm_config.algo->managed ? tm_cm_disp(tx) : tm_config.algo->disp;
-    if ((d != &tm_disp_orec_eager && d != &tm_disp_orec_lazy) || !tm_atomic_orec_publish()) {
+    if (!tm_atomic_orec_algo(d) || !tm_atomic_orec_publish()) {
         tm_atomic_orec_exit(tx);
         return false;
     }
