@@ -86,7 +86,8 @@
 /* An attempt that cannot abort, counted whole for the statistics (stats/stats.h), the site
  * being the return address (in %rdx): by one decrement of the descriptor's batch when the batch
  * is of this site and kind (`serial`: 1 for adaptive's serial mode, whose batch pc has bit 63
- * set) and not used up; else by one increment of the site's `field` (and its countdown) when
+ * set) and not used up; else by one increment of the site's `field`, made by the commit (the
+ * counter is left in tm_tx.stats_pending), and one decrement of its countdown, when
  * the thread has a batch (of another site or kind), the site is the last one it counted
  * outside the batch and the site's countdown has not run out. Then it goes on at `counted`
  * (or returns the action bits, if that is empty). Otherwise (countdown restored) it tail-calls
@@ -114,7 +115,8 @@
         movq    TM_TX_STATS_L0(\tx), %r9
         subl    $1, TM_SITE_T_LEFT(%r9)
         jle     4f
-        addq    $1, \field(%r9)
+        leaq    \field(%r9), %r9        /* the commit adds one to it (tm_tx.stats_pending) */
+        movq    %r9, TM_TX_STATS_PENDING(\tx)
         TM_STATS_COUNTED \counted
 4:      addl    $1, TM_SITE_T_LEFT(%r9)  /* to be timed: the C path counts down itself */
 1:      movq    \tx, %rsi

@@ -55,6 +55,7 @@ static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
         tm_commit_serial_rest(tx, wake, old);
         return;
     }
+    tm_stats_pending_commit(tx);
     tx->nesting = 0;
     tx->n_cps = 0;
     tx->flags = 0;
@@ -70,8 +71,9 @@ TM_EXPORT void _ITM_commitTransaction(void)
     tm_tx *tx = tm_cur_tcb();
     /* Fast paths: an outermost irrevocable transaction running GCC's uninstrumented code,
      * either biased or holding the serial lock. The biased one needs nothing logged, no
-     * actions and nothing for the statistics to count (stats_site is NULL when they are off,
-     * and when the attempt was counted whole at its start: tm_stats_attempt_whole); nothing to
+     * actions and nothing for the statistics to count but what its start left pending
+     * (stats_site is NULL when they are off, and when the attempt is counted whole:
+     * tm_stats_attempt_whole); nothing to
      * undo, so the descriptor is already as tm_commit's reset leaves it. The serial one
      * checks the same after its unlock (tm_commit_serial). */
     if (TM_LIKELY(tx && tx->nesting == 1)) {
@@ -79,6 +81,7 @@ TM_EXPORT void _ITM_commitTransaction(void)
         if (TM_LIKELY(flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
                       (tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) == 0 &&
                       tx->mode == TM_MODE_DIRECT)) {
+            tm_stats_pending_commit(tx);
             tx->nesting = 0;
             tx->n_cps = 0;
             tx->flags = 0; /* what tm_bias_exit clears, and the rest */

@@ -194,8 +194,14 @@ struct tm_tx {
      * algorithms in one thread, so those that use it share its type (orec.h: tm_locks); orec_lazy
      * and orec_eager once kept different types here, and each misread the other's. */
     void *algo_state;
-    struct tm_site_table *stats;   /* per-site counters (stats/stats.c); kept across owners */
     struct tm_site *stats_site;    /* site of the running attempt, NULL when not counting */
+    /* An attempt counted whole (stats.h): the site counter (fast or fast_serial) its commit
+     * adds one to, NULL if none. Counted when the commit returns, not when the attempt starts,
+     * so that a process killed inside it shows exactly the transactions that committed. */
+    uint64_t *stats_pending;
+    /* Per-site counters (stats/stats.c); kept across owners. After the two above, which the
+     * commit fast paths read, so that those stay on the line of disp and snapshot. */
+    struct tm_site_table *stats;
     uint64_t stats_t0;             /* TSC at the start of the running attempt (0: not timed) */
     /* Recently used sites (stats.h): 8 sets chosen by a hash of the pc, 2 ways (k and k + 8),
      * the most recent in way 0; stats_cache_pc holds their pcs, 0 (no pc) forcing a miss. */
@@ -270,6 +276,7 @@ TM_LAYOUT_IS(stats_w_pc, TM_TX_STATS_W_PC);
 TM_LAYOUT_IS(stats_w_left, TM_TX_STATS_W_LEFT);
 TM_LAYOUT_IS(stats_l0_pc, TM_TX_STATS_L0_PC);
 TM_LAYOUT_IS(stats_l0, TM_TX_STATS_L0);
+TM_LAYOUT_IS(stats_pending, TM_TX_STATS_PENDING);
 #undef TM_LAYOUT_IS
 _Static_assert(sizeof(tm_jmpbuf) == 72, "checkpoint.S layout of tm_jmpbuf");
 _Static_assert(sizeof(_ITM_transactionId_t) == 4 && sizeof(size_t) == 8, "checkpoint.S sizes");

@@ -25,9 +25,10 @@
 #define TM_TX_STATS_W_LEFT 116 /* attempts the batch can still take + 1 (int32) */
 #define TM_TX_STATS_W_PC 120   /* its site's pc, bit 63 set for serial attempts; 0: none */
 #define TM_STATS_SERIAL_BIT 63
-#define TM_TX_SHARED_TS 768 /* its own cache line, read by other threads */
-#define TM_TX_STATS_L0_PC 456 /* the site of the thread's last attempt counted outside the batch */
-#define TM_TX_STATS_L0 464
+#define TM_TX_SHARED_TS 832 /* its own cache line, read by other threads */
+#define TM_TX_STATS_L0_PC 464 /* the site of the thread's last attempt counted outside the batch */
+#define TM_TX_STATS_L0 472
+#define TM_TX_STATS_PENDING 184 /* the counter the commit of a whole attempt adds to */
 
 /* struct tm_site (stats/stats.h): what an attempt counted whole outside the batch touches. */
 #define TM_SITE_FAST 320

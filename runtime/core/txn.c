@@ -322,6 +322,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
  * count, the statistics, the reset, the commit actions. */
 void tm_commit_finish(tm_tx *tx, bool managed)
 {
+    tm_stats_pending_commit(tx);
     if (managed)
         tm_cm_count(tx);
     if (TM_UNLIKELY(tm_stats_on))

@@ -225,6 +225,8 @@ void tm_stats_group_held(tm_tx *tx, uintptr_t pc, uint64_t cycles)
 void tm_stats_fork_child(void)
 {
     pthread_mutex_init(&tm_stats_lock, NULL); /* another parent thread may have held it */
+    if (tm_cur) /* forked inside an attempt counted whole: the parent's commit counts it */
+        tm_cur->stats_pending = NULL;
     if (tm_stats_shm_on)
         tm_stats_shm_fork_child();
     tm_site_table **pp = &tm_stats_tables;

@@ -249,7 +249,8 @@ static inline void tm_stats_attempt(tm_tx *tx, bool serial)
 /* An attempt of uninstrumented code that cannot abort, counted whole now with one increment
  * (when checkpoint.S's batch did not take it): a biased one (core/begin.c, tm_begin_outer:
  * `fast`) or one of adaptive's serial mode under the serial lock (tm_begin_outer_serial:
- * `fast_serial`). It leaves stats_site NULL, so the
+ * `fast_serial`; the increment is made when the commit returns: tm_stats_pending_commit, so
+ * that a process killed inside the attempt does not count it). It leaves stats_site NULL, so the
  * commit fast paths (abi/entry.c) have nothing to count and stay open: through tm_commit, stats
  * on added ~90 instructions to each serial-mode transaction (callgrind, shared counter at 2
  * threads, 2026-11-23). A timed attempt, or one whose site is not cached, takes the ordinary
@@ -267,14 +268,23 @@ static inline void tm_stats_attempt_whole(tm_tx *tx, bool serial)
     tm_site *s;
     bool counted;
     if (TM_LIKELY(tm_stats_fast_site(tx, (uintptr_t)tx->jb0.pc, &s, &counted))) {
-        if (serial)
-            s->fast_serial++;
-        else
-            s->fast++;
+        tx->stats_pending = serial ? &s->fast_serial : &s->fast; /* counted by the commit */
         return;
     }
     tm_stats_attempt_slow(tx, serial, counted);
     tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
+}
+
+/* The commit of an attempt counted whole outside a batch: the count its start left pending
+ * (the commit fast paths of abi/entry.c and tm_commit_finish). The site's counters are written
+ * only by this thread, and plain 64-bit increments cannot tear on x86-64 (readers: shm.h). */
+static inline void tm_stats_pending_commit(tm_tx *tx)
+{
+    uint64_t *p = tx->stats_pending;
+    if (p) {
+        ++*p;
+        tx->stats_pending = NULL;
+    }
 }
 
 static inline void tm_stats_commit(tm_tx *tx)

@@ -16,7 +16,7 @@
  * of the site's countdown, t_left, which they use), when the thread exits, and when the report
  * is written. A batch holds at most the site's countdown, so the timed attempt comes when the
  * stride says. With a shared segment there are no batches: every attempt is counted into the
- * site at once (3 more instructions and the site's line), because a batch's count lives where
+ * site by its commit (tm_stats_pending_commit; more instructions and the site's line), because a batch's count lives where
  * only its thread can fold it: `tmkit stat` lagged up to 64 attempts behind a thread that
  * stopped transacting, and a process that ended without its exit hooks (_exit, kill -9, a
  * crash, execve) lost them for good (8-58 of 10,000 per forked child, 2026-11-24). */

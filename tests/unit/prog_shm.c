@@ -13,12 +13,18 @@
  *   prog_shm killmid FILE 2 threads run transactions at SITE_KILLMID until killed (at most 30 s);
  *                        after each commit returns, the thread adds 1 to its count in FILE
  *                        (two longs, mapped shared), so the count survives a kill -9.
+ *   prog_shm killin K [alone]  a second thread runs K transactions at SITE_KILLIN and blocks
+ *                        in read() (so that two threads have transacted: the serial modes run);
+ *                        then the main thread runs transactions there and kills the process
+ *                        with SIGKILL inside its K-th one. Exactly 2K - 1 committed. `alone`:
+ *                        no second thread (the single-thread bias runs), K - 1 committed.
  *   prog_shm blocked N FILE  a thread runs N transactions at SITE_WORK, then blocks in read()
  *                        on a pipe; meanwhile the main thread runs transactions at SITE_BUSY
  *                        until FILE exists (at most 30 s), then wakes the blocked thread. */
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +69,29 @@ static void *killmid_work(void *arg)
             *mine += 1;
         }
     return NULL;
+}
+
+static long killin_k;
+
+/* transaction_pure: called inside the transaction, which neither instruments nor serializes it */
+__attribute__((transaction_pure, noinline)) static void killin_die(long i)
+{
+    if (i == killin_k)
+        kill(getpid(), SIGKILL);
+}
+
+static void killin_run(long die_at)
+{
+    for (long i = 1; i <= killin_k; i++)
+        __transaction_atomic { counter++; killin_die(i == die_at ? i : 0); } /* SITE_KILLIN */
+}
+
+static void *killin_other(void *arg)
+{
+    char c;
+    killin_run(0);
+    __atomic_store_n(&busy, 1, __ATOMIC_RELEASE);
+    return read(block_pipe[0], &c, 1) == 1 ? NULL : (void *)1;
 }
 
 static void *blocked_work(void *arg)
@@ -131,6 +160,18 @@ int main(int argc, char **argv)
             return 4;
         }
         return 2;
+    }
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "killin") == 0) {
+        pthread_t t;
+        killin_k = atol(argv[2]);
+        if (killin_k < 1 || pipe(block_pipe) != 0)
+            return 2;
+        if (argc == 3 && pthread_create(&t, NULL, killin_other, NULL) != 0)
+            return 2;
+        while (argc == 3 && !__atomic_load_n(&busy, __ATOMIC_ACQUIRE))
+            usleep(1000);
+        killin_run(killin_k);
+        return 3; /* not reached */
     }
     if (argc == 3 && strcmp(argv[1], "killmid") == 0) {
         int fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC, 0600);
