@@ -18,8 +18,9 @@
  * - Outside one, the operation is a transaction of its own; while only this thread runs
  *   transactions, tmkit does it with plain instructions under the single-thread bias
  *   (runtime/ext/atomic.c), at about the hardware atomic's cost (docs/costs.md); with several
- *   threads under an orec algorithm, on the word's orec alone, so operations on different words
- *   share no written line (runtime/ext/atomic_orec.c); elsewhere as a one-word transaction.
+ *   threads under an orec algorithm or a serial mode, on the word's orec alone, so operations
+ *   on different words share no written line (runtime/ext/atomic_orec.c); under gl_wt and NOrec
+ *   as a one-word transaction.
  * Types: long, unsigned long, int, unsigned int (fetch-ops and all), and pointers (load, store,
  * exchange, compare-exchange). The calls are _Generic in C and overloads in C++:
  *   tm_atomic_load(p)  tm_atomic_store(p, v)  tm_atomic_exchange(p, v)

@@ -149,6 +149,8 @@
         jne     tm_begin_serial_c       /* held: the C version waits */
         cmpl    $0, tm_serial_excl(%rip)  /* relaxed: written only by lock holders */
         je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
+        cmpl    $0, tm_orec_atomics_line(%rip) /* relaxed (core/serial_fast.h) */
+        jne     tm_begin_serial_locked  /* atomics on the orecs: wait for those in flight */
         TM_RET_UNINSTRUMENTED
 .endm
 

@@ -132,6 +132,17 @@ static uint64_t tm_serial_drain(tm_tx *self)
     return w0 ? tm_stats_now() - w0 : 0;
 }
 
+/* Readers are excluded (adaptive's serial mode, the serial algorithms), so a holder need not
+ * drain them; but tmkit.h's atomics may still run on the orecs as readers of the lock
+ * (ext/atomic_orec.c) once tm_orec_atomics is set: wait for those. */
+void tm_serial_drain_atomics(tm_tx *self)
+{
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        /* seq_cst: writer half of the Dekker pattern with tm_atomic_orec_enter. */
+        for (unsigned i = 0; t != self && atomic_load_explicit(&t->atomic_busy, memory_order_seq_cst); i++)
+            tm_cpu_relax(i);
+}
+
 static bool tm_serial_trylock(void)
 {
     uint32_t expected = 0;
@@ -170,6 +181,8 @@ void tm_serial_locked(tm_tx *tx)
     /* relaxed: as in tm_serial_acquire. */
     if (!atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
         (void)tm_serial_drain(tx);
+    else if (tm_serial_atomics())
+        tm_serial_drain_atomics(tx);
     tx->flags |= TM_F_SERIAL;
 }
 
@@ -182,6 +195,8 @@ void tm_serial_acquire(tm_tx *tx)
     /* relaxed: written only by lock holders, ordered before us by the lock's acquisition. */
     if (!atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
         waited += tm_serial_drain(tx);
+    else if (tm_serial_atomics())
+        tm_serial_drain_atomics(tx);
     tx->flags |= TM_F_SERIAL;
     if (waited)
         tm_stats_wait(tx, TM_STAT_cycles_serial_wait, waited);

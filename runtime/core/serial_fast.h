@@ -17,6 +17,18 @@ TM_HIDDEN bool tm_serial_poll_wait(bool (*trylock)(void));
 
 #define TM_CM_WINDOW 128u
 
+/* tmkit.h's atomics have run on the orecs (algo/orec.h: tm_orec_atomics, the same word): a
+ * holder that skips the drain because readers are excluded must still wait for them. The flag
+ * is published with a membarrier before the first such atomic enters (ext/atomic_orec.c), so a
+ * holder that loads 0 took the lock before any could enter. */
+extern tm_line32 tm_orec_atomics_line TM_HIDDEN;
+static inline bool tm_serial_atomics(void)
+{
+    /* relaxed: see above. */
+    return atomic_load_explicit(&tm_orec_atomics_line.w, memory_order_relaxed);
+}
+TM_HIDDEN void tm_serial_drain_atomics(tm_tx *self);
+
 /* Takes the serial lock if it is free (true), draining readers unless they are excluded. */
 static inline bool tm_serial_trylock_fast(tm_tx *tx)
 {
@@ -26,10 +38,11 @@ static inline bool tm_serial_trylock_fast(tm_tx *tx)
                                                  memory_order_seq_cst, memory_order_relaxed))
         return false;
     /* relaxed: written only by lock holders, ordered before us by the lock's acquisition. */
-    if (TM_LIKELY(atomic_load_explicit(&tm_serial_excl, memory_order_relaxed)))
+    if (TM_LIKELY(atomic_load_explicit(&tm_serial_excl, memory_order_relaxed)) &&
+        TM_LIKELY(!tm_serial_atomics()))
         tx->flags |= TM_F_SERIAL;
     else
-        tm_serial_locked(tx);
+        tm_serial_locked(tx); /* drains readers, or the atomics only */
     return true;
 }
 

@@ -24,8 +24,12 @@
  *    look older than it.
  * An orec held by a transaction is waited for briefly; past that (the holder may itself be
  * waiting to go serial, which waits for this reader) the header's transaction takes over.
- * Algorithms without orecs (gl_wt, norec, the serial ones) always take that path: there a
- * one-word change has to be ordered with every transaction, whatever word it touches. */
+ * While readers are excluded (adaptive's serial mode, serialirr) the same path runs: no
+ * transaction uses the orecs then, operations on different words still share nothing, and
+ * the serial lock's holder, which skips the readers' drain, waits for the operations in
+ * flight (tm_serial_drain_atomics, from the first such operation on). gl_wt and NOrec always
+ * take the transaction: their transactions keep no per-word metadata, so a one-word change has
+ * to be ordered with every one of them (the global version, the sequence lock). */
 #include "ext.h"
 #include "atomic_op.h"
 
@@ -35,8 +39,9 @@
 
 extern const tm_dispatch tm_disp_orec_lazy TM_HIDDEN, tm_disp_orec_eager TM_HIDDEN;
 
-/* As tm_reader_enter (core/serial.c), but never waits: a serial holder or excluded readers
- * send the operation to the header's transaction, which waits as transactions do. Marked in
+/* As tm_reader_enter (core/serial.c), but never waits, and enters while readers are excluded
+ * too (see tm_atomic_orec_usable): a serial holder sends the operation to the header's
+ * transaction, which waits as transactions do. Marked in
  * atomic_busy, not shared_ts: a writer's quiescence need not wait for an operation on one word
  * that cannot roll back, and the line it reads stays unwritten (core/tx.h). */
 static bool tm_atomic_orec_enter(tm_tx *tx)
@@ -44,8 +49,7 @@ static bool tm_atomic_orec_enter(tm_tx *tx)
     /* seq_cst store, then seq_cst loads: the reader half of the serial lock's Dekker pattern
      * (the writer's loads of atomic_busy in tm_serial_drain). */
     atomic_store_explicit(&tx->atomic_busy, 1, memory_order_seq_cst);
-    if (TM_LIKELY(atomic_load_explicit(&tm_serial_word, memory_order_seq_cst) == 0) &&
-        TM_LIKELY(!atomic_load_explicit(&tm_serial_excl, memory_order_seq_cst)))
+    if (TM_LIKELY(atomic_load_explicit(&tm_serial_word, memory_order_seq_cst) == 0))
         return true;
     atomic_store_explicit(&tx->atomic_busy, 0, memory_order_release);
     return false;
@@ -116,20 +120,35 @@ static inline bool tm_atomic_orec_algo(const tm_dispatch *d)
     return d == &tm_disp_orec_eager || d == &tm_disp_orec_lazy;
 }
 
+/* May an operation run on the orecs now? Under an orec algorithm, or while readers are
+ * excluded (adaptive's serial mode, the serial algorithms): then no transaction reads or
+ * writes through the orecs, and the serial lock's holder waits for the operations in flight
+ * (core/serial.c, tm_serial_drain_atomics). Not under gl_wt or NOrec, whose transactions keep
+ * no per-word metadata. Rechecked after the entry, when adaptive cannot switch meanwhile. */
+static inline bool tm_atomic_orec_usable(tm_tx *tx)
+{
+    if (!tm_config.algo->managed)
+        return tm_config.algo->serial || tm_atomic_orec_algo(tm_config.algo->disp);
+    return tm_serial_excluding() || tm_atomic_orec_algo(tm_cm_disp(tx));
+}
+
 bool tm_atomic_orec(tm_tx *tx, void *p, unsigned code, uint64_t v, uint64_t cmp, uint64_t *out)
 {
-    /* Hints first, so that the other algorithms' one-word transactions pay two loads, not the
-     * entry's fence: checked again after it. */
-    if (!tm_config.algo->managed ? !tm_atomic_orec_algo(tm_config.algo->disp)
-                                 : tm_serial_excluding() || !tm_atomic_orec_algo(tm_cm_disp(tx)))
+    /* Published before the entry: a serial holder that did not see the flag must have taken
+     * the lock before this entry could look at it (core/serial_fast.h). */
+    if (!tm_atomic_orec_usable(tx) || !tm_atomic_orec_publish())
         return false;
     if (!tm_atomic_orec_enter(tx))
         return false;
     const tm_dispatch *d = tm_config.algo->managed ? tm_cm_disp(tx) : tm_config.algo->disp;
-    if (!tm_atomic_orec_algo(d) || !tm_atomic_orec_publish()) {
+    if (!tm_atomic_orec_usable(tx)) {
         tm_atomic_orec_exit(tx);
         return false;
     }
+    /* Readers excluded now: no speculative transaction runs, nor can one start before this
+     * operation ends (starting them takes the lock, which waits for us), so none can see the
+     * old value after it: no quiescence. */
+    bool serial_mode = tm_config.algo->serial || tm_serial_excluding();
     _Atomic uint64_t *o = tm_orec_of((uintptr_t)p);
     if ((code >> 1) == TM_AOP_LOAD) {
         bool done = tm_atomic_orec_load(o, p, code, out);
@@ -160,7 +179,7 @@ bool tm_atomic_orec(tm_tx *tx, void *p, unsigned code, uint64_t v, uint64_t cmp,
     /* release: the operation's store happens-before whoever reads the new version. */
     atomic_store_explicit(o, stored ? ver << 1 : cur, memory_order_release);
     tm_atomic_orec_exit(tx);
-    if (stored && tm_quiesce_needed(d))
+    if (stored && !serial_mode && tm_quiesce_needed(d))
         tm_atomic_orec_quiesce(tx, ver);
     *out = old;
     return true;
