@@ -242,7 +242,8 @@ TMKIT_WRAPPER char *tmkit_tx_strndup(const char *s, size_t n)
 TMKIT_WRAPPER char *tmkit_tx_strdup(const char *) TMKIT_WRAP(strdup);
 TMKIT_WRAPPER char *tmkit_tx_strdup(const char *s) { return tmkit_tx_strndup(s, SIZE_MAX); }
 
-#include "libc_fmt.h" /* numbers, snprintf, qsort/bsearch, ctype */
+#include "libc_fmt.h"  /* numbers, snprintf */
+#include "libc_sort.h" /* qsort/bsearch, ctype */
 
 #ifdef __cplusplus
 }
