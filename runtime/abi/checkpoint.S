@@ -143,6 +143,8 @@
 .macro TM_LOCK_SERIAL
         TM_OUTER_INIT %rax, TM_F_SERIAL_IRREVOCABLE
         movq    %rax, %rsi
+        cmpb    $0, tm_htm_on(%rip)
+        jne     tm_begin_htm            /* a hardware transaction instead (core/htm.c) */
         xorl    %eax, %eax
         movl    $1, %r8d
         lock cmpxchgl %r8d, tm_serial_line(%rip) /* .w, at offset 0; seq_cst as in serial_fast.h */

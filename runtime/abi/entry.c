@@ -93,6 +93,10 @@ TM_EXPORT void _ITM_commitTransaction(void)
             tm_commit_serial(tx);
             return;
         }
+        if (flags == (TM_F_HTM | TM_F_IRREVOCABLE)) {
+            tm_htm_commit(tx);
+            return;
+        }
     }
     tm_commit(tx, 0);
 }

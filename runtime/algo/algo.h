@@ -21,6 +21,7 @@ extern const tm_algo tm_algo_gl_wt TM_HIDDEN;
 extern const tm_algo tm_algo_orec_lazy TM_HIDDEN;
 extern const tm_algo tm_algo_orec_eager TM_HIDDEN;
 extern const tm_algo tm_algo_serialirr TM_HIDDEN;
+extern const tm_algo tm_algo_htm TM_HIDDEN;
 extern const tm_algo tm_algo_adaptive TM_HIDDEN;
 
 /* NULL-terminated; the first entry is the default. */

@@ -8,5 +8,6 @@ const tm_algo *const tm_algos[] = {
     &tm_algo_orec_eager,
     &tm_algo_gl_wt,
     &tm_algo_serialirr,
+    &tm_algo_htm,
     NULL,
 };

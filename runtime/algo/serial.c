@@ -51,3 +51,14 @@ const tm_algo tm_algo_serialirr = {
     .serial = true,
     .biased = true,
 };
+
+/* serialirr with the lock elided by hardware transactions where the CPU has Intel RTM
+ * (core/htm.c): adaptive's htm mode alone, so that every test can run on that path. */
+const tm_algo tm_algo_htm = {
+    .name = "htm",
+    .summary = "serialirr with the lock elided by hardware transactions (Intel RTM; serialirr "
+               "without it)",
+    .disp = NULL,
+    .serial = true,
+    .biased = true,
+};

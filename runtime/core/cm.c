@@ -77,7 +77,7 @@
 #define TM_CM_OREC_THREADS 2u
 
 /* gl_wt is 0: the zero-initialized state below starts in it. */
-enum { TM_CM_GLWT = 0, TM_CM_SERIAL, TM_CM_OREC_EAGER, TM_CM_NOREC, TM_CM_OREC_LAZY,
+enum { TM_CM_GLWT = 0, TM_CM_SERIAL, TM_CM_OREC_EAGER, TM_CM_NOREC, TM_CM_OREC_LAZY, TM_CM_HTM,
        TM_CM_MODES };
 _Static_assert(TM_CM_MODES == TM_CM_N_MODES, "tx_modules.h");
 
@@ -97,7 +97,12 @@ static const struct tm_cm_mode {
     [TM_CM_OREC_EAGER] = {"orec_eager", &tm_disp_orec_eager, false, true},
     [TM_CM_NOREC] = {"norec", &tm_disp_norec, true, false},
     [TM_CM_OREC_LAZY] = {"orec_lazy", &tm_disp_orec_lazy, true, true},
+    [TM_CM_HTM] = {"htm", NULL, false, false},
 };
+
+/* The serial modes: readers excluded, GCC's uninstrumented code (HTM: in hardware
+ * transactions, core/htm.c, where the CPU has RTM). */
+static inline bool tm_cm_serial_mode(uint32_t m) { return m == TM_CM_SERIAL || m == TM_CM_HTM; }
 
 /* The decision state. `mode`, `spec` and `spec_gen` are read by every attempt; the rest is
  * guarded by `busy`. */
@@ -124,12 +129,14 @@ const char *tm_cm_mode_name(unsigned mode) { return tm_cm_modes[mode].name; }
 static bool tm_cm_usable(uint32_t m, uint32_t threads)
 {
     return (!tm_cm_modes[m].redo || tm_config.adaptive_modes == TM_ADAPTIVE_ALL) &&
-           (!tm_cm_modes[m].many || threads >= TM_CM_OREC_THREADS);
+           (!tm_cm_modes[m].many || threads >= TM_CM_OREC_THREADS) &&
+           (m != TM_CM_HTM || tm_htm_available);
 }
 
 bool tm_cm_mode_allowed(unsigned mode)
 {
-    return !tm_cm_modes[mode].redo || tm_config.adaptive_modes == TM_ADAPTIVE_ALL;
+    return (!tm_cm_modes[mode].redo || tm_config.adaptive_modes == TM_ADAPTIVE_ALL) &&
+           (mode != TM_CM_HTM || tm_htm_available);
 }
 
 static inline uint64_t tm_cm_now(void) { return __builtin_ia32_rdtsc(); }
@@ -141,12 +148,15 @@ static void tm_cm_switch(tm_tx *tx, uint32_t mode)
      * stores: the lock's release (unlock) and its readers' seq_cst entry order them before any
      * attempt that reads them. */
     tm_serial_acquire(tx);
-    if (mode != TM_CM_SERIAL && mode != atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)) {
+    if (!tm_cm_serial_mode(mode) && mode != atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)) {
         atomic_store_explicit(&tm_cm.spec, mode, memory_order_relaxed);
         atomic_fetch_add_explicit(&tm_cm.spec_gen, 1, memory_order_relaxed);
     }
-    /* Serial mode excludes readers, so its transactions skip the drain (serial.c). */
-    tm_serial_exclude_readers(mode == TM_CM_SERIAL);
+    /* Serial mode excludes readers, so its transactions skip the drain (serial.c). HTM: the
+     * flag only chooses the path (checkpoint.S); a hardware transaction itself checks that
+     * readers are excluded, so a stale read of it is harmless. */
+    tm_serial_exclude_readers(tm_cm_serial_mode(mode));
+    atomic_store_explicit(&tm_htm_on, mode == TM_CM_HTM, memory_order_relaxed);
     if (mode != atomic_load_explicit(&tm_cm.mode, memory_order_relaxed))
         atomic_fetch_add_explicit(&tm_cm.switches, 1, memory_order_relaxed);
     atomic_store_explicit(&tm_cm.mode, mode, memory_order_relaxed);
@@ -289,7 +299,7 @@ void tm_cm_fork_child(void)
 bool tm_cm_run_serial(tm_tx *tx)
 {
     (void)tx;
-    return atomic_load_explicit(&tm_cm.mode, memory_order_relaxed) == TM_CM_SERIAL;
+    return tm_cm_serial_mode(atomic_load_explicit(&tm_cm.mode, memory_order_relaxed));
 }
 
 /* The speculative algorithm for an attempt that has entered as a serial-lock reader. */

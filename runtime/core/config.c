@@ -43,6 +43,10 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "holder runs undisturbed (sleep: the lock changes hands about once per sleep), or "
      "registers at once to be woken by the unlock (block: lower hand-off latency, more "
      "hand-offs)"},
+    {"TMKIT_HTM", TM_CFG_WORDS, "auto", 0, 0, {"auto", "off"}, &tm_config.htm,
+     "hardware transactions: where the CPU has Intel RTM, adaptive may choose its htm mode, "
+     "which runs each transaction as one and falls back on the serial lock after a few aborts "
+     "(auto), or never (off)"},
     {"TMKIT_ADAPTIVE_MODES", TM_CFG_WORDS, "write-through", 0, 0, {"write-through", "all"},
      &tm_config.adaptive_modes,
      "the modes adaptive may choose: write-through (gl_wt, serial, orec_eager: a transaction's "

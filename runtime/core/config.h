@@ -14,6 +14,7 @@ typedef struct tm_config {
     uint32_t stats_stride; /* TMKIT_STATS_STRIDE: 0 adapts; N times ~1 attempt in N per site */
     uint32_t privatization;  /* TMKIT_PRIVATIZATION: enum tm_priv */
     uint32_t serial_wait;    /* TMKIT_SERIAL_WAIT: enum tm_serial_wait_mode */
+    uint32_t htm;            /* TMKIT_HTM: enum tm_htm_mode */
     uint32_t adaptive_modes; /* TMKIT_ADAPTIVE_MODES: enum tm_adaptive_modes */
 } tm_config_t;
 
@@ -25,6 +26,11 @@ enum tm_priv {
 };
 
 /* TMKIT_SERIAL_WAIT, in the order of its words in the table (config.c). */
+enum tm_htm_mode {
+    TM_HTM_AUTO, /* the serial modes elide the serial lock with RTM where the CPU has it (htm.c) */
+    TM_HTM_OFF,
+};
+
 enum tm_serial_wait_mode {
     TM_SERIAL_WAIT_SLEEP, /* timed sleeps first, then register (serial_wait.c) */
     TM_SERIAL_WAIT_BLOCK, /* register at once and sleep until an unlock wakes us (glibc's way) */

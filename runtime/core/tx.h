@@ -118,7 +118,8 @@ enum tm_tx_flags {
     TM_F_IRREVOCABLE = 1u << 1, /* can no longer roll back */
     TM_F_READER = 1u << 2,      /* registered as a speculative transaction (shared_ts set) */
     TM_F_FORCE_SERIAL = 1u << 3, /* the next attempt must run serially */
-    TM_F_BIASED = 1u << 4        /* runs under the single-thread bias (bias.c) */
+    TM_F_BIASED = 1u << 4,       /* runs under the single-thread bias (bias.c) */
+    TM_F_HTM = 1u << 5           /* runs as a hardware transaction (htm.c) */
 };
 
 #define TM_TS_INACTIVE UINT64_MAX
@@ -238,6 +239,9 @@ struct tm_tx {
     /* Nonzero while the runtime runs program code inside an attempt that is not part of it (a
      * nested transaction's undo actions): the program's memcpy stays plain (abi/interpose.c). */
     uint8_t plain_calls;
+    /* Serial-mode attempts that take the lock without trying a hardware transaction first: set
+     * after one fell back on the lock, halved by each that committed in hardware (htm.c). */
+    uint32_t htm_skip, htm_skip_next;
 
     _Alignas(64) _Atomic uint64_t shared_ts; /* TM_TS_INACTIVE outside speculative execution */
     _Atomic int in_use;

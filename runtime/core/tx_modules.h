@@ -78,6 +78,11 @@ static inline bool tm_serial_excluding(void)
 }
 TM_HIDDEN void tm_serial_release(tm_tx *tx);
 TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts);
+/* htm.c: the serial modes' hardware transactions. */
+extern _Atomic bool tm_htm_on TM_HIDDEN;  /* adaptive is in its HTM mode (cm.c) */
+extern bool tm_htm_available TM_HIDDEN; /* RTM, and TMKIT_HTM is not off */
+TM_HIDDEN __attribute__((noreturn)) void tm_htm_abort(void);
+TM_HIDDEN void tm_htm_commit(tm_tx *tx);
 /* txn.c: must a writer under dispatch d quiesce after it commits (TMKIT_PRIVATIZATION)? */
 TM_HIDDEN bool tm_quiesce_needed(const struct tm_dispatch *d);
 
@@ -124,7 +129,7 @@ TM_HIDDEN void tm_cm_fork_child(void);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);
 TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
-#define TM_CM_N_MODES 5 /* gl_wt, serial, orec_eager, norec, orec_lazy */
+#define TM_CM_N_MODES 6 /* gl_wt, serial, orec_eager, norec, orec_lazy, htm */
 TM_HIDDEN const char *tm_cm_mode_name(unsigned mode); /* as in the statistics */
 TM_HIDDEN bool tm_cm_mode_allowed(unsigned mode);     /* by TMKIT_ADAPTIVE_MODES */
 TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mode */

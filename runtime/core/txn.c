@@ -215,6 +215,8 @@ static __attribute__((noreturn)) void tm_start_again(tm_tx *tx)
 
 void tm_restart(tm_tx *tx, tm_abort_reason why)
 {
+    if (tx->flags & TM_F_HTM)
+        tm_htm_abort(); /* the hardware rolls back; the retry takes the serial lock */
     if (tx->flags & TM_F_IRREVOCABLE)
         tm_fatal("internal error: restart requested for an irrevocable transaction");
     tm_outer_saved s = tm_rollback_outer(tx, why);
@@ -234,6 +236,8 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
  * fallback). */
 void tm_restart_waiting(tm_tx *tx, void (*sleep)(tm_tx *))
 {
+    if (tx->flags & TM_F_HTM)
+        tm_htm_abort(); /* a wait needs the software path: it runs again under the lock */
     tm_outer_saved s = tm_rollback_outer(tx, TM_ABORT_RETRY);
     if (tx->flags & TM_F_SERIAL)
         tm_serial_release(tx);
@@ -246,6 +250,8 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
 {
     if (!tx || tx->nesting == 0)
         tm_fatal("_ITM_abortTransaction called outside a transaction");
+    if (tx->flags & TM_F_HTM)
+        tm_htm_abort(); /* a cancel or a wait needs the software path */
     /* tm_retry / tm_cond_wait: roll back, wait, run again (ext/wait.c). */
     if (TM_UNLIKELY(tx->ext.req))
         tm_wait_and_restart(tx);
@@ -288,6 +294,10 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
             tx->n_cps--;
         }
         tx->nesting--;
+        return;
+    }
+    if (tx->flags & TM_F_HTM) {
+        tm_htm_commit(tx);
         return;
     }
     bool managed = tm_config.algo->managed && !(tx->flags & TM_F_BIASED);

@@ -56,6 +56,36 @@ static inline uint64_t tm_aop(void *p, unsigned code, uint64_t v, uint64_t cmp)
     TM_AOP_DO(uint32_t);
 }
 
+/* The same with the hardware's atomic read-modify-write instructions: for the orec path, whose
+ * operations may run beside hardware transactions (core/htm.c), which the orecs do not stop: a
+ * plain load and store could lose the update of one that committed in between (the lost
+ * updates of mt_atomic_refcount under adaptive's htm mode, 2026-11-25). relaxed: the orec's
+ * acquire and release order the operation; only its atomicity is asked of the instruction. */
+#define TM_AOP_HW(T)                                                                            \
+    do {                                                                                        \
+        T *w = p, x = (T)v, c = (T)cmp;                                                         \
+        switch (op) {                                                                           \
+        case TM_AOP_LOAD: return (uint64_t)__atomic_load_n(w, __ATOMIC_RELAXED);                \
+        case TM_AOP_STORE: return (uint64_t)__atomic_exchange_n(w, x, __ATOMIC_RELAXED);        \
+        case TM_AOP_XCHG: return (uint64_t)__atomic_exchange_n(w, x, __ATOMIC_RELAXED);         \
+        case TM_AOP_CAS:                                                                        \
+            __atomic_compare_exchange_n(w, &c, x, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);       \
+            return (uint64_t)c;                                                                 \
+        case TM_AOP_ADD: return (uint64_t)__atomic_fetch_add(w, x, __ATOMIC_RELAXED);           \
+        case TM_AOP_SUB: return (uint64_t)__atomic_fetch_sub(w, x, __ATOMIC_RELAXED);           \
+        case TM_AOP_AND: return (uint64_t)__atomic_fetch_and(w, x, __ATOMIC_RELAXED);           \
+        default: return (uint64_t)__atomic_fetch_or(w, x, __ATOMIC_RELAXED);                    \
+        }                                                                                       \
+    } while (0)
+
+static inline uint64_t tm_aop_hw(void *p, unsigned code, uint64_t v, uint64_t cmp)
+{
+    unsigned op = code >> 1;
+    if (code & 1)
+        TM_AOP_HW(uint64_t);
+    TM_AOP_HW(uint32_t);
+}
+
 /* Does operation `code` (tm_aop's) store? A load does not, nor does a compare-exchange
  * that found another value (old, as tm_aop returned it). */
 static inline bool tm_aop_stored(unsigned code, uint64_t old, uint64_t cmp)

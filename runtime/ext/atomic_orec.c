@@ -173,7 +173,9 @@ bool tm_atomic_orec(tm_tx *tx, void *p, unsigned code, uint64_t v, uint64_t cmp,
         }
         __builtin_ia32_pause();
     }
-    uint64_t old = tm_aop(p, code, v, cmp);
+    /* Beside hardware transactions a plain load and store could lose an update (atomic_op.h);
+     * without them the orec alone makes the operation atomic. */
+    uint64_t old = tm_htm_available ? tm_aop_hw(p, code, v, cmp) : tm_aop(p, code, v, cmp);
     bool stored = tm_aop_stored(code, old, cmp);
     uint64_t ver = stored ? tm_atomic_orec_version(cur) : 0;
     /* release: the operation's store happens-before whoever reads the new version. */

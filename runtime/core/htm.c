@@ -1,0 +1,128 @@
+/* Hardware transactions for the serial modes: elision of the serial lock with Intel RTM.
+ *
+ * Follows lock elision as Rajwar and Goodman proposed it ("Speculative Lock Elision", MICRO
+ * 2001) and as GCC's libitm uses RTM for the same ABI (its htm fast path): in adaptive's HTM
+ * mode (a serial mode: readers excluded, cm.c), which adaptive measures against the others
+ * like any mode and keeps where it wins, a transaction that could take the serial lock
+ * and run GCC's uninstrumented code runs that code inside a hardware transaction instead,
+ * having read the serial word (free) and the exclusion flag (set): the hardware aborts it the
+ * moment a thread takes the lock or adaptive leaves the serial mode (both write those words),
+ * and on any conflict with another thread's access, transactional or not. So transactions
+ * that touch different data run at the same time, as uninstrumented code, where the lock ran
+ * them one after the other. After TM_HTM_TRIES aborts that the hardware says may succeed on a
+ * retry (or at once, for any other abort: capacity, a system call, an explicit abort) the
+ * attempt takes the serial lock as before.
+ * An attempt on the hardware path is TM_F_HTM | TM_F_IRREVOCABLE in direct mode, like a serial
+ * one without the lock: the code cannot roll back in software, so whatever would need a
+ * software rollback or the lock (a wait, a cancel, a restart) aborts the hardware transaction
+ * (tm_htm_abort), and the retry takes the serial lock (explicit abort: no second try).
+ * Software speculative transactions never run meanwhile (readers are excluded), and tmkit.h's
+ * atomics outside transactions store plainly to memory, which aborts a hardware transaction
+ * that read the word. Commit: the counters' additions inside the hardware transaction (as a
+ * serial commit applies them under the lock), XEND, then what a serial commit does after its
+ * unlock (abi/entry.c).
+ * TMKIT_HTM=off takes the mode out of adaptive's set; so does a CPU without RTM (cpuid). The
+ * algorithm `htm` is serialirr with this path always on (algo/serial.c); serialirr never uses
+ * it. */
+#include <immintrin.h>
+
+#include "config.h"
+#include "serial_fast.h"
+#include "../algo/algo.h"
+#include "../ext/ext.h"
+#include "../stats/stats.h"
+
+#define TM_HTM_TRIES 2
+#define TM_HTM_LOCKED 0xff /* explicit abort: the serial lock was held, or readers not excluded */
+#define TM_HTM_SOFTWARE 0xfe /* explicit abort: the attempt needs the software path */
+
+_Atomic bool tm_htm_on; /* read by checkpoint.S's serial path; set by adaptive (cm.c) */
+bool tm_htm_available;
+
+__attribute__((constructor(103))) static void tm_htm_init(void)
+{
+    __builtin_cpu_init();
+    tm_htm_available = tm_config.htm == TM_HTM_AUTO && __builtin_cpu_supports("rtm");
+    /* relaxed: before any thread but this one exists. */
+    if (tm_config.algo == &tm_algo_htm && tm_htm_available)
+        atomic_store_explicit(&tm_htm_on, true, memory_order_relaxed);
+}
+
+TM_HIDDEN uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx);
+
+/* checkpoint.S's serial path (TM_LOCK_SERIAL) when tm_htm_on: the descriptor is initialized
+ * as for a serial attempt (TM_OUTER_INIT: flags TM_F_SERIAL | TM_F_IRREVOCABLE) and the
+ * attempt already counted, if statistics are on. Returns with a hardware transaction open, or
+ * as tm_begin_serial_c does, holding the lock. */
+TM_HIDDEN uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx);
+__attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
+{
+    if (tx->htm_skip) { /* recent attempts conflicted: the lock, for a while */
+        tx->htm_skip--;
+        return tm_begin_serial_c(prop, tx);
+    }
+    /* A wait for the lock's holder does not use up a try (every fallback would otherwise
+     * abort the other threads' tries, which would fall back in turn), but ends a run of 64. */
+    for (unsigned tries = 0, runs = 0; tries < TM_HTM_TRIES && runs < 64; runs++) {
+        unsigned st = _xbegin();
+        if (st == _XBEGIN_STARTED) {
+            /* relaxed: inside the hardware transaction these loads join its read set; a
+             * later write of either word aborts it. */
+            if (atomic_load_explicit(&tm_serial_word, memory_order_relaxed) != 0 ||
+                !atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
+                _xabort(TM_HTM_LOCKED);
+            tx->flags = TM_F_HTM | TM_F_IRREVOCABLE;
+            return a_runUninstrumentedCode | a_saveLiveVariables;
+        }
+        if ((st & _XABORT_EXPLICIT) && _XABORT_CODE(st) == TM_HTM_LOCKED) {
+            /* The lock's holder runs alone: wait until it is done, as a serial waiter would,
+             * but without the lock's line in modified state. Readers no longer excluded:
+             * the software path decides. */
+            for (unsigned k = 0; atomic_load_explicit(&tm_serial_word, memory_order_relaxed) &&
+                                 k < 4096; k++)
+                _mm_pause();
+            if (!atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
+                break;
+            continue;
+        }
+        if (!(st & _XABORT_RETRY))
+            break;
+        tries++;
+    }
+    /* Fell back on the lock: skip the hardware for the next 1, 3, 7, ... 255 attempts, so
+     * that a site that conflicts or overflows the hardware pays its aborts rarely. */
+    tx->htm_skip_next = tx->htm_skip_next < 1023 ? 2 * tx->htm_skip_next + 1 : 1023;
+    tx->htm_skip = tx->htm_skip_next;
+    return tm_begin_serial_c(prop, tx);
+}
+
+__attribute__((target("rtm"), noreturn)) void tm_htm_abort(void)
+{
+    _xabort(TM_HTM_SOFTWARE);
+    __builtin_unreachable(); /* _xabort outside a hardware transaction does nothing */
+}
+
+/* The commit of an outermost attempt on the hardware path (abi/entry.c, core/txn.c). */
+__attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
+{
+    if (tx->ext.npend)
+        tm_counters_apply(tx);
+    _xend();
+    tx->htm_skip_next -= tx->htm_skip_next > 0;
+    if (TM_UNLIKELY((tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) != 0)) {
+        tx->flags = 0;
+        if (atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY)
+            tm_wait_wake(tx);
+        tm_commit_finish(tx, tm_config.algo->managed);
+        return;
+    }
+    tm_stats_pending_commit(tx);
+    tx->nesting = 0;
+    tx->n_cps = 0;
+    tx->flags = 0;
+    /* relaxed: as a serial commit's unlock reads it (serial_fast.h); a waiter that registers
+     * later reads the memory we wrote. */
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY))
+        tm_wait_wake(tx);
+    tm_cm_count(tx);
+}
