@@ -5,13 +5,18 @@
  * others, so that they overlap); each thread counts in its own cache line
  * (hardware transactions on one shared word conflict and fall back on the lock), and the
  * counts are checked, so a lost update on the hardware path shows. Without RTM (or with TMKIT_HTM=off) nothing runs in
- * hardware under any algorithm. GCC's libitm is not checked (it uses RTM as it likes). */
+ * hardware under any algorithm. GCC's libitm is not checked (it uses RTM as it likes).
+ * Every 16th transaction also adds to a tm_counter_t and registers a commit handler (the
+ * commit's slow path on the hardware path): both exact at the end. */
 // TMTEST: threads=2
+// TMTEST: cflags=-Og
 #include "harness.h"
 #include <immintrin.h>
+#include <tmkit.h>
 
 static int rtm;
-static long iters;
+static long iters, handled;
+static tm_counter_t added = TM_COUNTER_INITIALIZER;
 static pthread_barrier_t all_in;
 static struct {
     _Alignas(64) long n;
@@ -32,6 +37,10 @@ static void *work(void *arg)
         __transaction_atomic {
             ++*mine;
             hw += in_hardware();
+            if (i % 16 == 0) {
+                tm_counter_add(&added, 1);
+                tm_on_commit() { __atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED); };
+            }
         }
     }
     return (void *)hw;
@@ -57,6 +66,8 @@ int main(void)
     }
     for (int i = 0; i < n; i++)
         CHECK_EQ(counter[i].n, iters);
+    CHECK_EQ(tm_counter_read(&added), (iters - 1) / 16 * n);
+    CHECK_EQ(handled, (iters - 1) / 16 * n);
     const char *algo = getenv("TMKIT_ALGO"), *htm = getenv("TMKIT_HTM");
     const char *rt = getenv("EXPECT_RUNTIME");
     if (rt && strcmp(rt, "tmkit") == 0 && algo) {
