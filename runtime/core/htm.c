@@ -39,10 +39,23 @@
 _Atomic bool tm_htm_on; /* read by checkpoint.S's serial path; set by adaptive (cm.c) */
 bool tm_htm_available;
 
+/* Some CPUs enumerate RTM but abort every transaction (microcode that forces aborts, the
+ * RTM_ALWAYS_ABORT bit): the mode would only cost there. One success in 64 tries will do. */
+__attribute__((target("rtm"))) static bool tm_htm_works(void)
+{
+    for (int i = 0; i < 64; i++)
+        if (_xbegin() == _XBEGIN_STARTED) {
+            _xend();
+            return true;
+        }
+    return false;
+}
+
 __attribute__((constructor(103))) static void tm_htm_init(void)
 {
     __builtin_cpu_init();
-    tm_htm_available = tm_config.htm == TM_HTM_AUTO && __builtin_cpu_supports("rtm");
+    tm_htm_available = tm_config.htm == TM_HTM_AUTO && __builtin_cpu_supports("rtm") &&
+                       tm_htm_works();
     /* relaxed: before any thread but this one exists. */
     if (tm_config.algo == &tm_algo_htm && tm_htm_available)
         atomic_store_explicit(&tm_htm_on, true, memory_order_relaxed);
