@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
 LINK_HOST = "webcache.test"  # the host the pages' links name (--link-host)
 failures = []
@@ -18,6 +19,33 @@ def check(cond, what):
         failures.append(what)
         print("FAIL:", what, file=sys.stderr)
     return cond
+
+
+def guarded(fn, *args):
+    """Runs one test; an exception (a hang, a reset) is a failure of that test, not the end."""
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001
+        check(False, f"{fn.__name__}: {type(e).__name__}: {e}")
+
+
+def run_selected(tests, only, *args):
+    """Runs each test whose name without "test_" is in `only` (every one if it is empty),
+    guarded, and prints its time."""
+    for fn in tests:
+        if not only or fn.__name__[5:] in only:
+            t = time.monotonic()
+            guarded(fn, *args)
+            print(f"{fn.__name__}: {time.monotonic() - t:.1f}s")
+
+
+def finish():
+    """The exit status of a test script: 1 (and the count) if any check failed, else 0."""
+    if failures:
+        print(f"{len(failures)} failure(s)", file=sys.stderr)
+        return 1
+    print("ok")
+    return 0
 
 
 class Server:

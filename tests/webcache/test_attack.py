@@ -21,7 +21,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_harness import Server, check, failures  # noqa: E402
+from http_harness import Server, check, finish, run_selected  # noqa: E402
 from test_events import check_probe, probe  # noqa: E402
 
 ARGS = ("--threads", "2", "--max-connections-per-client", "0")
@@ -84,19 +84,8 @@ def main():
         if not shutil.which(tool):
             print(f"FAIL: {tool} not installed (scripts/deps.sh installs it)", file=sys.stderr)
             return 1
-    for fn in (test_slowloris, test_slowread, test_wrk):
-        if not only or fn.__name__[5:] in only:
-            t = time.monotonic()
-            try:
-                fn(binary)
-            except Exception as e:  # noqa: BLE001
-                check(False, f"{fn.__name__}: {type(e).__name__}: {e}")
-            print(f"{fn.__name__}: {time.monotonic() - t:.1f}s")
-    if failures:
-        print(f"{len(failures)} failure(s)", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    run_selected((test_slowloris, test_slowread, test_wrk), only, binary)
+    return finish()
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_harness import Server, check, failures  # noqa: E402
+from http_harness import Server, check, finish, run_selected  # noqa: E402
 
 REQ = "GET /man/3/printf HTTP/1.1\r\nHost: x\r\n\r\n"
 
@@ -264,29 +264,14 @@ def test_shutdown_fast(binary):  # item 4: nothing in flight: SIGTERM ends the s
         x.close()
 
 
-def guarded(fn, *args):
-    try:
-        fn(*args)
-    except Exception as e:  # noqa: BLE001
-        check(False, f"{fn.__name__}: {type(e).__name__}: {e}")
-
-
 def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     binary = sys.argv[1]
     only = sys.argv[2:]
-    for fn in (test_idle, test_slowloris, test_pausing, test_slowread, test_limits,
-               test_idle1000, test_shutdown_fast):
-        if not only or fn.__name__[5:] in only:
-            t = time.monotonic()
-            guarded(fn, binary)
-            print(f"{fn.__name__}: {time.monotonic() - t:.1f}s")
-    if failures:
-        print(f"{len(failures)} failure(s)", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    run_selected((test_idle, test_slowloris, test_pausing, test_slowread, test_limits,
+               test_idle1000, test_shutdown_fast), only, binary)
+    return finish()
 
 
 if __name__ == "__main__":

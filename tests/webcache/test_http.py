@@ -18,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_harness import LINK_HOST, Server, check, expect_error, failures, mask_time  # noqa: E402
+from http_harness import LINK_HOST, Server, check, expect_error, failures, finish, mask_time  # noqa: E402
 
 PAGES = ["3/printf", "3/malloc", "3/strlen", "3/memcpy", "3/pthread_create", "3/fopen",
          "3/qsort", "3/strtol", "3/queue", "3/errno", "3/CIRCLEQ_EMPTY", "2/open", "2/read",
@@ -254,11 +254,7 @@ def main():
     if caching:
         test_limits_and_expiry(binary)
     test_procs(binary)
-    if failures:
-        print(f"{len(failures)} failure(s)", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    return finish()
 
 
 def cli(binary):

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_harness import Server, check, failures  # noqa: E402
+from http_harness import Server, check, finish  # noqa: E402
 
 README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "apps",
                       "webcache", "README.md")
@@ -196,11 +196,7 @@ def main():
         ngx.wait(timeout=10)
         srv.stop()
         shutil.rmtree(d, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} failure(s)", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_harness import Server, check, expect_error, failures  # noqa: E402
+from http_harness import Server, check, expect_error, finish, guarded  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 README = os.path.join(HERE, "..", "..", "apps", "webcache", "README.md")
@@ -280,14 +280,6 @@ def test_readme_flags(binary):  # item 8: every flag of --help is in the README'
     check(not missing, f"README flag table lacks {missing}")
 
 
-def guarded(fn, *args):
-    """Runs one test; an exception (a hang, a reset) is a failure of that test, not the end."""
-    try:
-        fn(*args)
-    except Exception as e:  # noqa: BLE001
-        check(False, f"{fn.__name__}: {type(e).__name__}: {e}")
-
-
 def main():
     binary = sys.argv[1]
     srv = Server(binary, "--threads", "8")
@@ -299,11 +291,7 @@ def main():
     for fn in (test_segmentation, test_short_body, test_shutdown, test_man2html_stderr,
                test_stats_64, test_readme_flags):
         guarded(fn, binary)
-    if failures:
-        print(f"{len(failures)} failure(s)", file=sys.stderr)
-        return 1
-    print("ok")
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":
