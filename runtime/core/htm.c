@@ -102,7 +102,7 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
             break;
         tries++;
     }
-    /* Fell back on the lock: skip the hardware for the next 1, 3, 7, ... 255 attempts, so
+    /* Fell back on the lock: skip the hardware for the next 1, 3, 7, ... 1023 attempts, so
      * that a site that conflicts or overflows the hardware pays its aborts rarely. */
     tx->htm_skip_next = tx->htm_skip_next < 1023 ? 2 * tx->htm_skip_next + 1 : 1023;
     tx->htm_skip = tx->htm_skip_next;
@@ -112,7 +112,8 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
 __attribute__((target("rtm"), noreturn)) void tm_htm_abort(void)
 {
     _xabort(TM_HTM_SOFTWARE);
-    __builtin_unreachable(); /* _xabort outside a hardware transaction does nothing */
+    /* _xabort outside a hardware transaction does nothing: TM_F_HTM was set out of one */
+    tm_fatal("internal error: a hardware-transaction abort outside a hardware transaction");
 }
 
 /* The commit of an outermost attempt on the hardware path (abi/entry.c, core/txn.c). */
@@ -122,20 +123,18 @@ __attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
         tm_counters_apply(tx);
     _xend();
     tx->htm_skip_next -= tx->htm_skip_next > 0;
+    tx->flags = 0;
+    /* Waiters the writes may concern, with the logs still intact (tm_wait_wake reads them).
+     * relaxed: as a serial commit's unlock reads it (serial_fast.h); a waiter that registers
+     * later reads the memory we wrote. */
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY))
+        tm_wait_wake(tx);
     if (TM_UNLIKELY((tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) != 0)) {
-        tx->flags = 0;
-        if (atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY)
-            tm_wait_wake(tx);
         tm_commit_finish(tx, tm_config.algo->managed);
         return;
     }
     tm_stats_pending_commit(tx);
     tx->nesting = 0;
     tx->n_cps = 0;
-    tx->flags = 0;
-    /* relaxed: as a serial commit's unlock reads it (serial_fast.h); a waiter that registers
-     * later reads the memory we wrote. */
-    if (TM_UNLIKELY(atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY))
-        tm_wait_wake(tx);
     tm_cm_count(tx);
 }
