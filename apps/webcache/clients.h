@@ -1,5 +1,5 @@
 /* clients.h — open connections per client address, for --max-connections-per-client
- * (clients.c). One table per server process, shared by its I/O threads. */
+ * (clients.c). One table per server process, shared by its workers. */
 #ifndef WC_CLIENTS_H
 #define WC_CLIENTS_H
 

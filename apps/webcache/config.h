@@ -19,7 +19,7 @@
 static const int wc_use_cache = WC_USE_CACHE;
 
 struct wc_config {
-    int procs, threads, io_threads;
+    int procs, threads, epoll_sets;
     unsigned max_conns;             /* open connections per process; past it: 503 */
     unsigned max_conns_per_client;  /* per client IPv4 address and process; 0: no limit */
     char bind[64];

@@ -4,13 +4,13 @@
  * the connection is idle (2 KB, doubled as needed up to the request line + header limits +
  * 8 KB of room for a pipelined next request). The head parser keeps its place between reads;
  * the body, if any, is consumed as it arrives and discarded, after a "100 Continue" if the
- * client expects one. A complete request goes to a worker; an error that leaves the byte stream
- * unsynchronized (400, 408, 413, 414, 417, 431, 501 for an unknown transfer coding, 505) is
- * answered with "Connection: close" by whichever thread found it, and the connection shut for
- * writing, its unread input then drained a moment by its I/O thread (the client reads the
- * answer, not a reset). After a keep-alive response the request is dropped from the buffer, and
- * a worker answers the complete requests pipelined after it without giving the connection back.
- * Every send is non-blocking: what the socket does not take is finished by the I/O thread.
+ * client expects one. The worker holding the connection answers a complete request; an error
+ * that leaves the byte stream unsynchronized (400, 408, 413, 414, 417, 431, 501 for an unknown
+ * transfer coding, 505) is answered with "Connection: close", and the connection shut for
+ * writing, its unread input then drained a moment (the client reads the answer, not a reset).
+ * After a keep-alive response the request is dropped from the buffer, and the complete requests
+ * pipelined after it are answered at once. Every send is non-blocking: what the socket does not
+ * take is finished when it has room (io.c).
  */
 #include "conn.h"
 
@@ -244,13 +244,13 @@ int wc_conn_reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int stopp
 
 int wc_conn_work(struct wc_conn *c, const struct wc_ctx *ctx, int stopping)
 {
-    if (c->fd < 0) { /* closed by its I/O thread with a response unfinished */
+    if (c->fd < 0) { /* closed with a response unfinished */
         wc_response_cleanup(&c->resp);
         c->responding = 0;
         return WC_NEED_CLOSE;
     }
     if (!c->responding)
         return wc__reply(c, ctx, WC_PARSE_OK, 1, stopping);
-    int st = WC_PARSE_OK, next = wc__go_on(c, ctx->cfg, 1, &st); /* an I/O thread sent it all */
+    int st = WC_PARSE_OK, next = wc__go_on(c, ctx->cfg, 1, &st); /* sent it all, later */
     return next >= 0 ? next : wc__reply(c, ctx, st, 1, stopping);
 }

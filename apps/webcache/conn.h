@@ -1,8 +1,8 @@
 /* conn.h — one client connection and the protocol steps on it (conn.c).
  *
- * The I/O threads (io.c) read requests and finish sends the socket could not take at once; the
- * workers (pool.c) answer complete requests. A connection belongs to one thread at a time and
- * travels whole between them, so nothing in it is locked (except `io_wanted`, io.c).
+ * A connection sits in its epoll set (io.c) and is held by one worker at a time: the one that
+ * took its event reads, answers and sends, then parks it again. Nothing in it is locked while
+ * it is held, except the fields the set's lock guards (away, io_wanted, expired, timer list).
  */
 #ifndef WC_CONN_H
 #define WC_CONN_H
@@ -16,7 +16,7 @@ struct wc_io;
 
 enum wc_next {      /* what a connection needs after a step */
     WC_NEED_READ,   /* request bytes (none buffered, or a request not complete yet) */
-    WC_NEED_WORKER, /* a worker: a complete request to answer, or a sent response's cleanups */
+    WC_NEED_WORKER, /* a complete request to answer, or a sent response's cleanups */
     WC_NEED_SEND,   /* the socket is full: the rest of a response waits for room */
     WC_NEED_LINGER, /* answered and shut for writing: drain its input a moment, then close */
     WC_NEED_CLOSE,  /* close now: peer gone, error */
@@ -25,15 +25,17 @@ enum wc_next {      /* what a connection needs after a step */
 struct wc_conn {
     int fd;
     uint32_t addr;                /* client IPv4 address, network order */
-    struct wc_io *io;             /* the I/O thread that owns it */
-    /* the I/O thread's bookkeeping (io.c) */
+    struct wc_io *io;             /* the epoll set it belongs to */
+    /* the set's bookkeeping (io.c), under its lock */
+    uint32_t gen;                 /* tells its events from those of a closed descriptor's */
     struct wc_conn *prev, *next;  /* its timer list */
     int list;                     /* which one, or -1 */
+    int expired;                  /* the list it timed out of while held, or -1 */
     uint64_t deadline;            /* ms, CLOCK_MONOTONIC */
-    struct wc_conn *link;         /* in a worker queue or a hand-back list */
-    int away;                     /* a worker has it */
-    int io_wanted;                /* the socket signalled while away (under the io's lock) */
-    int next_step;                /* enum wc_next, when handed back */
+    struct wc_conn *link;         /* in a worker's private list (expiry, shutdown) */
+    int away;                     /* a worker holds it */
+    int io_wanted;                /* the socket signalled while it was held */
+    int next_step;                /* enum wc_next, while parked */
     /* input */
     char *buf;                    /* NULL while idle: an idle connection holds no buffer */
     size_t len, size;             /* bytes held; allocated (grows to wc_conn_cap) */
@@ -60,15 +62,14 @@ void wc_conn_free(struct wc_conn *c); /* the socket must be closed already (fd -
  * WC_PARSE_OK (a complete request), an error status to answer, or -1 (close). */
 int wc_conn_parse(struct wc_conn *c, const struct wc_config *cfg);
 
-/* I/O thread: parses and reads until a request is complete, an error, or the socket has no
+/* Parses and reads until a request is complete, an error, or the socket has no
  * more for now (WC_PARSE_INCOMPLETE). -1: the peer closed or failed. Sets c->started when
  * bytes of a request came. */
 int wc_conn_input(struct wc_conn *c, const struct wc_config *cfg);
 
-/* Answers the complete request (st WC_PARSE_OK: a worker, runs the handler) or the error
- * status st (any thread), sends what the socket takes and, if all went, finishes the response
- * (wc_conn_sent). A worker also answers the complete requests pipelined after it. Returns
- * what the connection needs next. `stopping`: the server is shutting down (no keep-alive). */
+/* Answers the error status st (no handler, no cache), sends what the socket takes and, if all
+ * went, finishes the response (wc_conn_sent). Returns what the connection needs next.
+ * `stopping`: the server is shutting down (no keep-alive). */
 int wc_conn_reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int stopping);
 
 /* Sends what the socket takes of the response. 1: all sent, 0: the socket is full, -1 error
@@ -79,7 +80,9 @@ int wc_conn_send(struct wc_conn *c);
  * (WC_NEED_LINGER) or drops the request from the buffer for the next (WC_NEED_READ). */
 int wc_conn_sent(struct wc_conn *c, const struct wc_config *cfg);
 
-/* A worker's entry: answers the request, or finishes a response an I/O thread sent. */
+/* Answers the complete request (the handler) and the complete requests pipelined after it, or
+ * finishes a response whose last bytes were sent later (its cleanups); with the socket closed
+ * (fd -1) only runs a response's cleanups. Returns what the connection needs next. */
 int wc_conn_work(struct wc_conn *c, const struct wc_ctx *ctx, int stopping);
 
 #endif

@@ -1,11 +1,15 @@
-/* io.c — an I/O thread: the event loop that owns connections (Apache event-MPM style).
+/* io.c — the workers' event loop over a shared epoll set (leader/followers).
  *
- * Sockets are registered once, edge-triggered for input and output. A connection waiting for a
- * request is read as bytes come (wc_conn_input) until its head and body are complete, then
- * handed to the worker pool; a worker gives it back (wc_io_handback) with what it needs next:
- * more input, room to send the rest of a response, a linger before the close, or the close.
- * Workers never close a socket: closing and freeing happen here only. An event that comes while
- * a worker has the connection sets its `io_wanted`; the worker then wakes this thread.
+ * Every worker of a set waits in the set's epoll_wait; the kernel wakes one waiter per event.
+ * The worker that takes a connection's event holds it (`away`, under the set's lock) and, with
+ * no lock held, reads what the socket has, answers a complete request there and then (the
+ * handler and the cache sections: no hand-off to another thread, so a request costs one
+ * wake-up), sends what the socket takes and parks the connection again with what it waits for
+ * next. Sockets are registered once, edge-triggered: an event that comes while another worker
+ * holds the connection only sets its `io_wanted`, and the holder goes round once more before
+ * it parks. Events carry the connection's generation and descriptor, looked up in `by_fd`
+ * under the lock, so an event still in another worker's batch for a connection just closed
+ * (or for a new one on the same descriptor) is recognized and dropped, never dereferenced.
  *
  * Deadlines are total, kept in five lists whose connections all wait the same time from when
  * they joined (so each list is in deadline order and a timer costs O(1)):
@@ -14,9 +18,12 @@
  *   IDLE    --keepalive-timeout between requests (closed quietly)
  *   SEND    --send-timeout for the rest of a response the socket did not take (closed)
  *   LINGER  1 s to drain input after an answer with Connection: close (closed)
+ * A held connection stays in its list, so reading a request in pieces does not restart its
+ * clock; one that expires while held is taken out and marked `expired`, and its holder acts on
+ * it when it parks (unless the connection has moved on to wait for something else).
  * Shutdown (srv->stopping): the listening socket is dropped, connections waiting for input or
  * lingering are closed, responses being answered or sent finish (without keep-alive); once
- * srv->aborting is set they are closed too. The thread ends when it owns no connection.
+ * srv->aborting is set they are closed too. A worker ends when its set holds no connection.
  */
 #define _GNU_SOURCE
 #include "io.h"
@@ -29,230 +36,270 @@
 #include "io_accept.h"
 #include "stats.h"
 
-void wc_io_close(struct wc_io *io, struct wc_conn *c)
+/* Closes a connection this worker holds: socket, its response's cleanups, then the memory. */
+static void wc__close(struct wc_io *io, struct wc_conn *c)
 {
+    pthread_mutex_lock(&io->mu);
     wc_io_untime(io, c);
-    if (c->fd >= 0) {
-        /* out of the epoll set first: a posix_spawn running in a worker may hold a copy of
-         * the descriptor for a moment, and epoll would report the socket until that closes */
-        epoll_ctl(io->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-        close(c->fd);
-        c->fd = -1;
-        wc_clients_del(io->srv->clients, c->addr);
-        __atomic_fetch_sub(&io->srv->conns, 1, __ATOMIC_RELAXED);
-    }
-    if (c->resp.ncleanups) { /* a response's resources: released by a worker, then back here */
-        c->away = 1;
-        wc_pool_push(io->srv->pool, c);
-        return;
-    }
+    io->by_fd[c->fd] = NULL; /* first: a late event for this descriptor finds nothing */
+    pthread_mutex_unlock(&io->mu);
+    /* out of the epoll set before the close: a posix_spawn running in a worker may hold a
+     * copy of the descriptor for a moment, and epoll would report the socket until that closes */
+    epoll_ctl(io->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->fd = -1;
+    wc_clients_del(io->srv->clients, c->addr);
+    __atomic_fetch_sub(&io->srv->conns, 1, __ATOMIC_RELAXED);
+    if (c->responding) /* cache references of an unfinished response */
+        wc_conn_work(c, io->srv->ctx, 1);
     wc_conn_free(c);
-    io->nconns--;
-}
-
-static void wc__dispatch(struct wc_io *io, struct wc_conn *c, int next, int wanted);
-
-/* Reads and parses what the socket has for a connection waiting for a request. */
-static void wc__read(struct wc_io *io, struct wc_conn *c)
-{
-    const struct wc_ctx *ctx = io->srv->ctx;
-    int had = c->started, st = wc_conn_input(c, ctx->cfg);
-    if (st == WC_PARSE_INCOMPLETE) {
-        if (!had && c->started && c->list == WC_T_IDLE)
-            wc_io_time(io, c, WC_T_REQ); /* a new request's clock starts with its first byte */
-    } else if (st < 0) {
-        wc_io_close(io, c);
-    } else if (st == WC_PARSE_OK) {
-        wc__dispatch(io, c, WC_NEED_WORKER, 0);
-    } else { /* an error status: answered here (no handler, no cache) */
-        wc__dispatch(io, c, wc_conn_reply(c, ctx, st, 1), 0);
-    }
+    pthread_mutex_lock(&io->mu);
+    int last = --io->nconns == 0 && __atomic_load_n(&io->srv->stopping, __ATOMIC_ACQUIRE);
+    pthread_mutex_unlock(&io->mu);
+    if (last)
+        wc_io_wake(io); /* a worker waiting for the set to empty */
 }
 
 /* Lingering: swallow what the client still sends (up to its deadline); close at its EOF. */
-static void wc__drain(struct wc_io *io, struct wc_conn *c)
+static int wc__drain(struct wc_conn *c)
 {
     char sink[4096];
     for (int i = 0; i < 64; i++) {
         ssize_t k = read(c->fd, sink, sizeof sink);
-        if (k > 0)
-            continue;
-        if (k < 0 && errno == EINTR)
+        if (k > 0 || (k < 0 && errno == EINTR))
             continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;
+            return WC_NEED_LINGER;
         break;
     }
-    wc_io_close(io, c); /* EOF, an error, or 256 KB swallowed at once */
+    return WC_NEED_CLOSE; /* EOF, an error, or 256 KB swallowed at once */
 }
 
-static void wc__write(struct wc_io *io, struct wc_conn *c)
+/* An answer that ends with Connection: close drains the input once at once (most clients
+ * close as soon as they read it), then waits for the rest or the deadline. */
+static int wc__linger_now(struct wc_conn *c, int next)
 {
-    int k = wc_conn_send(c);
-    if (k < 0)
-        wc_io_close(io, c);
-    else if (k > 0 && c->resp.ncleanups)
-        wc__dispatch(io, c, WC_NEED_WORKER, 0); /* cache references are released by workers */
-    else if (k > 0)
-        wc__dispatch(io, c, wc_conn_sent(c, io->srv->ctx->cfg), 0);
+    return next == WC_NEED_LINGER ? wc__drain(c) : next;
 }
 
-/* c is this thread's again, or still: go on with what it needs. `wanted`: the socket
- * signalled while a worker had it (or a read may have left bytes behind). */
-static void wc__dispatch(struct wc_io *io, struct wc_conn *c, int next, int wanted)
+/* Does what a held connection waits for, now that the socket may have something for it.
+ * Sets *answered when a response was started (its timer list starts afresh). */
+static int wc__step(struct wc_io *io, struct wc_conn *c, int next, int *answered)
+{
+    const struct wc_ctx *ctx = io->srv->ctx;
+    int stopping = __atomic_load_n(&io->srv->stopping, __ATOMIC_ACQUIRE);
+    switch (next) {
+    case WC_NEED_READ: {
+        int st = wc_conn_input(c, ctx->cfg);
+        if (st == WC_PARSE_INCOMPLETE)
+            return WC_NEED_READ;
+        if (st < 0)
+            return WC_NEED_CLOSE;
+        *answered = 1;
+        return wc__linger_now(c, st == WC_PARSE_OK ? wc_conn_work(c, ctx, stopping)
+                                                   : wc_conn_reply(c, ctx, st, 1));
+    }
+    case WC_NEED_SEND: {
+        int k = wc_conn_send(c);
+        if (k <= 0)
+            return k < 0 ? WC_NEED_CLOSE : WC_NEED_SEND;
+        *answered = 1; /* cleanups, then the requests pipelined after it */
+        return wc__linger_now(c, wc_conn_work(c, ctx, stopping));
+    }
+    case WC_NEED_WORKER:
+        *answered = 1;
+        return wc__linger_now(c, wc_conn_work(c, ctx, stopping));
+    case WC_NEED_LINGER:
+        return wc__drain(c);
+    default:
+        return WC_NEED_CLOSE;
+    }
+}
+
+/* The timer list a connection waiting for `next` belongs in. */
+static int wc__list_for(const struct wc_conn *c, int next)
+{
+    if (next == WC_NEED_SEND)
+        return WC_T_SEND;
+    if (next == WC_NEED_LINGER)
+        return WC_T_LINGER;
+    if (!c->served)
+        return WC_T_NEW;
+    return c->started ? WC_T_REQ : WC_T_IDLE;
+}
+
+/* A held connection: does what it needs (`go`: the socket signalled) until it must wait, then
+ * parks it, or closes it. */
+static void wc__run(struct wc_io *io, struct wc_conn *c, int next, int go)
 {
     const struct wc_srv *s = io->srv;
-    c->next_step = next;
-    if (next == WC_NEED_READ && __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
-        next = WC_NEED_CLOSE;
-    switch (next) {
-    case WC_NEED_READ:
-        if (c->started) {
-            wc_io_time(io, c, c->served ? WC_T_REQ : WC_T_NEW);
-        } else {
+    int answered = 0;
+    for (;;) {
+        if (go)
+            next = wc__step(io, c, next, &answered);
+        if (next == WC_NEED_READ && !c->started && c->buf) {
             free(c->buf); /* idle: no buffer */
             c->buf = NULL;
             c->size = c->len = 0;
-            wc_io_time(io, c, c->served ? WC_T_IDLE : WC_T_NEW);
         }
-        if (wanted || c->more)
-            wc__read(io, c);
-        break;
-    case WC_NEED_WORKER:
-        wc_io_untime(io, c);
-        c->away = 1;
-        wc_pool_push(s->pool, c);
-        break;
-    case WC_NEED_SEND:
-        wc_io_time(io, c, WC_T_SEND);
-        if (wanted)
-            wc__write(io, c);
-        break;
-    case WC_NEED_LINGER:
-        wc_io_time(io, c, WC_T_LINGER);
-        wc__drain(io, c);
-        break;
-    default:
-        wc_io_close(io, c);
-    }
-}
-
-void wc_io_handback(struct wc_conn *c, int next)
-{
-    struct wc_io *io = c->io;
-    pthread_mutex_lock(&io->mu);
-    c->next_step = next;
-    c->link = io->back;
-    io->back = c;
-    int wake = c->io_wanted || next == WC_NEED_CLOSE ||
-               __atomic_load_n(&io->srv->stopping, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&io->mu);
-    if (wake)
-        wc_io_wake(io);
-}
-
-static void wc__take_back(struct wc_io *io)
-{
-    pthread_mutex_lock(&io->mu);
-    struct wc_conn *c = io->back;
-    io->back = NULL;
-    pthread_mutex_unlock(&io->mu);
-    while (c) {
-        struct wc_conn *nx = c->link;
+        int list = wc__list_for(c, next);
         pthread_mutex_lock(&io->mu);
-        int wanted = c->io_wanted;
-        c->io_wanted = 0;
-        pthread_mutex_unlock(&io->mu);
-        c->link = NULL;
+        if (next != WC_NEED_CLOSE && __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) &&
+            (next == WC_NEED_READ || next == WC_NEED_LINGER ||
+             __atomic_load_n(&s->aborting, __ATOMIC_ACQUIRE)))
+            next = WC_NEED_CLOSE;
+        if (next == WC_NEED_CLOSE) {
+            pthread_mutex_unlock(&io->mu);
+            wc__close(io, c);
+            return;
+        }
+        if (answered) { /* it waits for something new: a fresh deadline */
+            wc_io_untime(io, c);
+            c->expired = -1;
+            answered = 0;
+        }
+        if (c->expired == list) { /* its deadline passed while it was held */
+            c->expired = -1;
+            pthread_mutex_unlock(&io->mu);
+            go = 0;
+            next = WC_NEED_CLOSE;
+            if (list == WC_T_REQ || (list == WC_T_NEW && c->started)) { /* a request did not arrive */
+                next = wc__linger_now(c, wc_conn_reply(c, s->ctx, 408, 1));
+                answered = 1;
+            }
+            continue;
+        }
+        c->expired = -1;
+        if (c->io_wanted || next == WC_NEED_WORKER || (next == WC_NEED_READ && c->more)) {
+            c->io_wanted = 0; /* more to do before it can wait: round again */
+            pthread_mutex_unlock(&io->mu);
+            go = 1;
+            continue;
+        }
+        wc_io_time(io, c, list); /* keeps the deadline if it is in that list already */
+        c->next_step = next;
         c->away = 0;
-        if (c->fd < 0) {
-            wc_conn_free(c);
-            io->nconns--;
-        } else {
-            wc__dispatch(io, c, c->next_step, wanted);
-        }
-        c = nx;
-    }
-}
-
-static void wc__event(struct wc_io *io, struct wc_conn *c)
-{
-    if (c->away) {
-        pthread_mutex_lock(&io->mu);
-        c->io_wanted = 1;
         pthread_mutex_unlock(&io->mu);
-    } else if (c->next_step == WC_NEED_READ) {
-        wc__read(io, c);
-    } else if (c->next_step == WC_NEED_SEND) {
-        wc__write(io, c);
-    } else if (c->next_step == WC_NEED_LINGER) {
-        wc__drain(io, c);
+        return;
     }
 }
 
+/* An event for the connection (gen, fd): runs it if no other worker holds it. */
+static void wc__event(struct wc_io *io, uint64_t data)
+{
+    int fd = (int)(uint32_t)data;
+    pthread_mutex_lock(&io->mu);
+    struct wc_conn *c = (unsigned)fd < io->nfd ? io->by_fd[fd] : NULL;
+    if (!c || c->gen != (uint32_t)(data >> 32)) {
+        c = NULL; /* closed since the event was queued */
+    } else if (c->away) {
+        c->io_wanted = 1;
+        c = NULL;
+    } else {
+        c->away = 1;
+    }
+    pthread_mutex_unlock(&io->mu);
+    if (c)
+        wc__run(io, c, c->next_step, 1);
+}
+
+/* Takes the connections whose deadline passed: held ones are marked for their holder, parked
+ * ones are taken here (408 or close). */
 static void wc__expire(struct wc_io *io, uint64_t now)
 {
-    const struct wc_srv *s = io->srv;
+    struct wc_conn *due = NULL;
+    pthread_mutex_lock(&io->mu);
     for (int l = 0; l < WC_T_N; l++) {
         struct wc_conn *c;
         while ((c = io->lists[l].head) && c->deadline <= now) {
             wc_io_untime(io, c);
-            if ((l == WC_T_NEW && c->started) || l == WC_T_REQ) /* a request did not arrive */
-                wc__dispatch(io, c, wc_conn_reply(c, s->ctx, 408, 1), 0);
-            else
-                wc_io_close(io, c);
+            c->expired = l;
+            if (!c->away) {
+                c->away = 1;
+                c->link = due;
+                due = c;
+            }
         }
+    }
+    pthread_mutex_unlock(&io->mu);
+    while (due) {
+        struct wc_conn *c = due;
+        due = c->link;
+        wc__run(io, c, c->next_step, 0); /* sees c->expired == its list */
     }
 }
 
-/* Closes what shutdown does not wait for: all of it once aborting. */
+/* Shutdown: closes the parked connections shutdown does not wait for (all once aborting). */
 static void wc__shed(struct wc_io *io, int aborting)
 {
+    struct wc_conn *drop = NULL;
+    pthread_mutex_lock(&io->mu);
     if (io->listening) {
         epoll_ctl(io->epfd, EPOLL_CTL_DEL, io->srv->listen_fd, NULL);
         io->listening = 0;
     }
-    for (int l = 0; l < WC_T_N; l++)
-        if (l != WC_T_SEND || aborting)
-            while (io->lists[l].head)
-                wc_io_close(io, io->lists[l].head);
+    for (int l = 0; l < WC_T_N; l++) {
+        if (l == WC_T_SEND && !aborting)
+            continue;
+        for (struct wc_conn *c = io->lists[l].head; c; c = c->next)
+            if (!c->away) {
+                c->away = 1;
+                c->link = drop;
+                drop = c;
+            }
+    }
+    pthread_mutex_unlock(&io->mu);
+    while (drop) {
+        struct wc_conn *c = drop;
+        drop = c->link;
+        wc__close(io, c);
+    }
 }
 
 void *wc_io_loop(void *arg)
 {
     struct wc_io *io = arg;
     struct wc_srv *s = io->srv;
-    struct epoll_event ev[128];
+    struct epoll_event ev[16];
     for (;;) {
-        wc__take_back(io);
-        int aborting = __atomic_load_n(&s->aborting, __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
-            wc__shed(io, aborting);
-            if (io->nconns == 0)
+            wc__shed(io, __atomic_load_n(&s->aborting, __ATOMIC_ACQUIRE));
+            pthread_mutex_lock(&io->mu);
+            int empty = io->nconns == 0;
+            pthread_mutex_unlock(&io->mu);
+            if (empty)
                 break;
         }
         uint64_t now = wc_io_now();
+        pthread_mutex_lock(&io->mu);
         if (!io->listening && !s->stopping && now >= io->resume_accept)
             wc_io_listen(io);
-        int n = epoll_wait(io->epfd, ev, 128, wc_io_timeout(io, now));
+        int timeout = wc_io_timeout(io, now);
+        pthread_mutex_unlock(&io->mu);
+        int n = epoll_wait(io->epfd, ev, 16, timeout);
         for (int i = 0; i < n; i++) {
-            void *p = ev[i].data.ptr;
-            if (p == &wc_io_listen_tag) {
+            if (ev[i].data.u64 == WC_IO_LISTEN_TAG) {
                 wc_io_accept(io);
-            } else if (p == &wc_io_wake_tag) {
+            } else if (ev[i].data.u64 == WC_IO_WAKE_TAG) {
                 uint64_t v;
                 if (read(io->evfd, &v, sizeof v) < 0) { /* EAGAIN: another wake took it */ }
             } else {
-                wc__event(io, p);
+                wc__event(io, ev[i].data.u64);
             }
         }
         now = wc_io_now();
         wc__expire(io, now);
-        if (io->index == 0 && s->ctx->cfg->procs > 1 && now - io->published >= 100) {
-            wc_stats_publish(s->ctx->cache);
-            io->published = now;
+        if (io->index == 0 && s->ctx->cfg->procs > 1) {
+            pthread_mutex_lock(&io->mu);
+            int due = now - io->published >= 100;
+            if (due)
+                io->published = now;
+            pthread_mutex_unlock(&io->mu);
+            if (due)
+                wc_stats_publish(s->ctx->cache);
         }
     }
+    wc_io_wake(io); /* the next worker of the set sees it empty too */
     __atomic_fetch_sub(&s->io_live, 1, __ATOMIC_RELEASE);
     return NULL;
 }

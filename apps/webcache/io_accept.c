@@ -1,4 +1,4 @@
-/* io_accept.c — setting an I/O thread up, and taking new connections within --max-connections
+/* io_accept.c — setting an epoll set and its workers up, and taking new connections within --max-connections
  * (per process) and --max-connections-per-client (per IPv4 address); past either, the client gets
  * "503 Service Unavailable" with Connection: close and the socket is closed at once (what it
  * sent is read first, so the close is not a reset that could destroy the answer).
@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -17,8 +18,6 @@
 #include <unistd.h>
 
 #include "stats.h"
-
-char wc_io_listen_tag, wc_io_wake_tag; /* epoll data of the listening socket, the eventfd */
 
 static void wc__refuse(int fd)
 {
@@ -35,6 +34,8 @@ static void wc__refuse(int fd)
     close(fd);
 }
 
+static int wc__adopt(struct wc_io *io, struct wc_conn *c);
+
 void wc_io_accept(struct wc_io *io)
 {
     struct wc_srv *s = io->srv;
@@ -44,9 +45,12 @@ void wc_io_accept(struct wc_io *io)
         int fd = accept4(s->listen_fd, (struct sockaddr *)&a, &al, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                epoll_ctl(io->epfd, EPOLL_CTL_DEL, s->listen_fd, NULL);
+                pthread_mutex_lock(&io->mu);
+                if (io->listening)
+                    epoll_ctl(io->epfd, EPOLL_CTL_DEL, s->listen_fd, NULL);
                 io->listening = 0;
                 io->resume_accept = wc_io_now() + 100;
+                pthread_mutex_unlock(&io->mu);
             }
             return; /* EAGAIN: none left (or another thread or process took it) */
         }
@@ -70,27 +74,64 @@ void wc_io_accept(struct wc_io *io)
             close(fd);
             continue;
         }
-        wc_io_adopt(io, c);
+        if (!wc__adopt(io, c)) {
+            wc_clients_del(s->clients, addr);
+            __atomic_fetch_sub(&s->conns, 1, __ATOMIC_RELAXED);
+            close(fd);
+            wc_conn_free(c);
+        }
     }
 }
 
-void wc_io_adopt(struct wc_io *io, struct wc_conn *c)
+/* Room in by_fd for descriptor fd (lock held). */
+static int wc__room(struct wc_io *io, int fd)
 {
-    struct epoll_event e = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
-    io->nconns++;
-    c->next_step = WC_NEED_READ;
-    wc_io_time(io, c, WC_T_NEW);
-    if (epoll_ctl(io->epfd, EPOLL_CTL_ADD, c->fd, &e) != 0)
-        wc_io_close(io, c);
+    if ((unsigned)fd < io->nfd)
+        return 1;
+    unsigned n = io->nfd ? io->nfd : 256;
+    while (n <= (unsigned)fd)
+        n *= 2;
+    struct wc_conn **t = realloc(io->by_fd, n * sizeof *t);
+    if (!t)
+        return 0;
+    memset(t + io->nfd, 0, (n - io->nfd) * sizeof *t);
+    io->by_fd = t;
+    io->nfd = n;
+    return 1;
+}
+
+/* Puts an accepted connection in the set, waiting for its first request (parked: any worker
+ * may take its first event as soon as the lock is released). 0: out of memory or epoll. */
+static int wc__adopt(struct wc_io *io, struct wc_conn *c)
+{
+    pthread_mutex_lock(&io->mu);
+    int ok = wc__room(io, c->fd);
+    if (ok) {
+        c->gen = io->next_gen++;
+        c->expired = -1;
+        c->next_step = WC_NEED_READ;
+        struct epoll_event e = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+                                .data.u64 = (uint64_t)c->gen << 32 | (uint32_t)c->fd};
+        io->by_fd[c->fd] = c;
+        ok = epoll_ctl(io->epfd, EPOLL_CTL_ADD, c->fd, &e) == 0;
+        if (ok) {
+            io->nconns++;
+            wc_io_time(io, c, WC_T_NEW);
+        } else {
+            io->by_fd[c->fd] = NULL;
+        }
+    }
+    pthread_mutex_unlock(&io->mu);
+    return ok;
 }
 
 void wc_io_listen(struct wc_io *io)
 {
-    struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &wc_io_listen_tag};
+    struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.u64 = WC_IO_LISTEN_TAG};
     io->listening = epoll_ctl(io->epfd, EPOLL_CTL_ADD, io->srv->listen_fd, &e) == 0;
 }
 
-int wc_io_start(struct wc_io *io, struct wc_srv *srv, int index)
+int wc_io_start(struct wc_io *io, struct wc_srv *srv, int index, int threads)
 {
     const struct wc_config *cfg = srv->ctx->cfg;
     io->srv = srv;
@@ -102,16 +143,20 @@ int wc_io_start(struct wc_io *io, struct wc_srv *srv, int index)
     pthread_mutex_init(&io->mu, NULL);
     io->epfd = epoll_create1(EPOLL_CLOEXEC);
     io->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    struct epoll_event e = {.events = EPOLLIN, .data.ptr = &wc_io_wake_tag};
-    if (io->epfd < 0 || io->evfd < 0 || epoll_ctl(io->epfd, EPOLL_CTL_ADD, io->evfd, &e) != 0)
+    io->threads = calloc((size_t)threads, sizeof *io->threads);
+    struct epoll_event e = {.events = EPOLLIN, .data.u64 = WC_IO_WAKE_TAG};
+    if (!io->threads || io->epfd < 0 || io->evfd < 0 ||
+        epoll_ctl(io->epfd, EPOLL_CTL_ADD, io->evfd, &e) != 0)
         return -1;
     wc_io_listen(io);
     if (!io->listening)
         return -1;
-    __atomic_fetch_add(&srv->io_live, 1, __ATOMIC_RELEASE);
-    if (pthread_create(&io->thread, NULL, wc_io_loop, io) != 0) {
-        __atomic_fetch_sub(&srv->io_live, 1, __ATOMIC_RELEASE);
-        return -1;
+    for (; io->nthreads < threads; io->nthreads++) {
+        __atomic_fetch_add(&srv->io_live, 1, __ATOMIC_RELEASE);
+        if (pthread_create(&io->threads[io->nthreads], NULL, wc_io_loop, io) != 0) {
+            __atomic_fetch_sub(&srv->io_live, 1, __ATOMIC_RELEASE);
+            return -1; /* the caller stops and joins the ones started */
+        }
     }
     return 0;
 }
@@ -124,8 +169,13 @@ void wc_io_wake(struct wc_io *io)
 
 void wc_io_join(struct wc_io *io)
 {
-    pthread_join(io->thread, NULL);
-    close(io->epfd);
-    close(io->evfd);
+    for (int i = 0; i < io->nthreads; i++)
+        pthread_join(io->threads[i], NULL);
+    if (io->epfd >= 0)
+        close(io->epfd);
+    if (io->evfd >= 0)
+        close(io->evfd);
+    free(io->threads);
+    free(io->by_fd);
     pthread_mutex_destroy(&io->mu);
 }

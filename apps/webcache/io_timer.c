@@ -1,4 +1,4 @@
-/* io_timer.c — an I/O thread's deadlines: five lists (io.h, WC_T_*) whose connections all
+/* io_timer.c — an epoll set's deadlines (its lock held): five lists (io.h, WC_T_*) whose connections all
  * wait the same time from when they joined, so each list is in deadline order: adding,
  * removing and finding the next deadline cost O(1).
  */
@@ -40,7 +40,7 @@ void wc_io_time(struct wc_io *io, struct wc_conn *c, int which)
 
 int wc_io_timeout(struct wc_io *io, uint64_t now)
 {
-    uint64_t until = now + 100; /* at least every 100 ms: hand-backs, /_stats, paused accept */
+    uint64_t until = now + 100; /* at least every 100 ms: shutdown, /_stats, paused accept */
     for (int l = 0; l < WC_T_N; l++)
         if (io->lists[l].head && io->lists[l].head->deadline < until)
             until = io->lists[l].head->deadline;

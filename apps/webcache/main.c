@@ -26,8 +26,8 @@ struct wc_flag {
 #define F(field) offsetof(struct wc_config, field), sizeof(((struct wc_config *)0)->field)
 static const struct wc_flag wc_flags[] = {
     {"procs", 'p', K_INT, F(procs), 1, 64, "server processes sharing the listening socket, each with its own cache"},
-    {"threads", 't', K_INT, F(threads), 1, 1024, "worker threads per process (they answer complete requests)"},
-    {"io-threads", 0, K_INT, F(io_threads), 1, 64, "I/O threads per process (they own the connections: epoll)"},
+    {"threads", 't', K_INT, F(threads), 1, 1024, "worker threads per process (they read, answer and send)"},
+    {"epoll-sets", 0, K_INT, F(epoll_sets), 1, 64, "epoll sets per process (the workers are spread over them)"},
     {"max-connections", 0, K_INT, F(max_conns), 1, 1000000, "open connections per process; more get 503"},
     {"max-connections-per-client", 0, K_INT, F(max_conns_per_client), 0, 1000000,
      "open connections per client IPv4 address and process; more get 503 (0: no limit)"},
@@ -182,7 +182,7 @@ static void wc_set(struct wc_config *c, const struct wc_flag *fl, const char *va
 int main(int argc, char **argv)
 {
     struct wc_config cfg = {
-        .procs = 1, .threads = 8, .io_threads = 1, .max_conns = 4096, .max_conns_per_client = 256,
+        .procs = 1, .threads = 8, .epoll_sets = 1, .max_conns = 4096, .max_conns_per_client = 256,
         .send_timeout_ms = 10000, .bind = "127.0.0.1", .port = 8080,
         .policy = WC_POLICY_GDSF, .max_entries = 4096, .max_bytes = 64u << 20,
         .max_object_size = 1u << 20, .max_age = 3600, .keepalive_ms = 5000, .max_keepalive_requests = 100,
@@ -228,6 +228,11 @@ int main(int argc, char **argv)
     if (cfg.max_object_size > cfg.max_bytes) {
         fprintf(stderr, "webcache: --max-object-size (%zu) must not exceed --max-bytes (%zu)\n",
                 cfg.max_object_size, cfg.max_bytes);
+        return 2;
+    }
+    if (cfg.epoll_sets > cfg.threads) {
+        fprintf(stderr, "webcache: --epoll-sets (%d) must not exceed --threads (%d): each set "
+                "needs a worker\n", cfg.epoll_sets, cfg.threads);
         return 2;
     }
     return wc_server_run(&cfg);

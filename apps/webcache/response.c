@@ -1,6 +1,6 @@
 /* response.c — what a response is made of: reason phrases, the cleanup list run once it is
  * written, error pages, and the status line and headers. Sending is the connection's job
- * (conn.c): a response may start on a worker and end on an I/O thread.
+ * (conn.c): a response may be finished by another worker than the one that started it.
  */
 #include "http.h"
 

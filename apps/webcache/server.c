@@ -1,5 +1,5 @@
-/* server.c — processes, and in each the threads of Apache's event MPM: I/O threads that own
- * the connections (io.c) and a pool of workers that answer complete requests (pool.c).
+/* server.c — processes, and in each the workers: event loops over shared epoll sets (io.c,
+ * leader/followers) that read, answer and send.
  *
  * wc_server_run binds the listening socket, prints "webcache: listening on ADDR:PORT", and with
  * --procs 1 runs one server process in place; with more it forks that many, which share the
@@ -7,15 +7,16 @@
  * parent forwards SIGINT/SIGTERM to them and exits 0 when all exited 0; if one dies on its own,
  * it stops the others and exits 1.
  *
- * A server process starts --threads workers and --io-threads I/O threads; its main thread only
- * waits for SIGINT/SIGTERM (blocked in every thread, taken with sigwait). Then it sets
- * `stopping` and wakes the I/O threads: they stop accepting, close idle and half-read
- * connections, let the requests in flight be answered and sent (with Connection: close) and end
- * when they own no connection. Past --shutdown-timeout it sets `aborting`: the I/O threads close
- * everything, and the abort pipe ends man2html runs (wc_http_abort_fd); a second SIGINT/SIGTERM
- * meanwhile exits at once (status 1). Then it joins all threads and frees the cache, and the
- * process exits 0 through exit(), so exit-time handlers (the TM runtime's TMKIT_STATS profile)
- * run. I/O thread 0 publishes the cache's counters for /_stats every 100 ms.
+ * A server process starts --epoll-sets sets with the --threads workers spread over them; its
+ * main thread only waits for SIGINT/SIGTERM (blocked in every thread, taken with sigwait). Then
+ * it sets `stopping` and wakes the sets: they stop accepting, close idle and half-read
+ * connections, let the requests in flight be answered and sent (with Connection: close), and
+ * their workers end when the set holds no connection. Past --shutdown-timeout it sets
+ * `aborting`: the workers close everything, and the abort pipe ends man2html runs
+ * (wc_http_abort_fd); a second SIGINT/SIGTERM meanwhile exits at once (status 1). Then it joins
+ * all threads and frees the cache, and the process exits 0 through exit(), so exit-time
+ * handlers (the TM runtime's TMKIT_STATS profile) run. A worker of set 0 publishes the cache's
+ * counters for /_stats every 100 ms.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -51,7 +52,7 @@ static void wc__fit_fds(struct wc_config *cfg)
         setrlimit(RLIMIT_NOFILE, &rl);
         getrlimit(RLIMIT_NOFILE, &rl);
     }
-    rlim_t reserve = 64 + 8 * (rlim_t)cfg->threads + 4 * (rlim_t)cfg->io_threads;
+    rlim_t reserve = 64 + 8 * (rlim_t)cfg->threads + 4 * (rlim_t)cfg->epoll_sets;
     rlim_t room = rl.rlim_cur > reserve + 16 ? rl.rlim_cur - reserve : 16;
     if (rl.rlim_cur != RLIM_INFINITY && cfg->max_conns > room) {
         fprintf(stderr, "webcache: --max-connections lowered from %u to %llu (descriptor limit "
@@ -61,7 +62,7 @@ static void wc__fit_fds(struct wc_config *cfg)
     }
 }
 
-/* After SIGTERM/SIGINT: waits for the I/O threads to finish what is in flight, up to `ms`;
+/* After SIGTERM/SIGINT: waits for the workers to finish what is in flight, up to `ms`;
  * then makes everything give up (aborting, the abort pipe). A second signal exits at once. */
 static void wc__drain(struct wc_srv *s, struct wc_io *io, int nio, int abort_w, unsigned ms)
 {
@@ -104,18 +105,18 @@ static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
             return 1;
         }
     }
-    struct wc_io *io = calloc((size_t)cfg->io_threads, sizeof *io);
+    struct wc_io *io = calloc((size_t)cfg->epoll_sets, sizeof *io);
     s.clients = wc_clients_new(cfg->max_conns_per_client);
     if (!io || !s.clients || pipe2(abort_pipe, O_CLOEXEC) != 0) {
         fprintf(stderr, "webcache: out of resources at start-up\n");
         return 1;
     }
     wc_http_abort_fd = abort_pipe[0];
-    s.pool = wc_pool_start(&ctx, cfg->threads, &s.stopping);
-    int nio = 0;
-    while (s.pool && nio < cfg->io_threads && wc_io_start(&io[nio], &s, nio) == 0)
+    int nio = 0, ok = 1, sets = cfg->epoll_sets;
+    while (ok && nio < sets) { /* a set that failed half-way is joined with the others */
+        ok = wc_io_start(&io[nio], &s, nio, cfg->threads / sets + (nio < cfg->threads % sets)) == 0;
         nio++;
-    int ok = s.pool && nio == cfg->io_threads;
+    }
     if (ok) {
         sigset_t set;
         sigemptyset(&set);
@@ -125,8 +126,8 @@ static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
         while (sigwait(&set, &sig) != 0)
             ;
     } else {
-        fprintf(stderr, "webcache: cannot start %d workers and %d I/O threads\n", cfg->threads,
-                cfg->io_threads);
+        fprintf(stderr, "webcache: cannot start %d workers on %d epoll sets\n", cfg->threads,
+                sets);
     }
     __atomic_store_n(&s.stopping, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < nio; i++)
@@ -134,8 +135,6 @@ static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
     wc__drain(&s, io, nio, abort_pipe[1], cfg->shutdown_timeout_ms);
     for (int i = 0; i < nio; i++)
         wc_io_join(&io[i]);
-    if (s.pool)
-        wc_pool_stop(s.pool);
     wc_http_abort_fd = -1;
     close(abort_pipe[0]);
     close(abort_pipe[1]);

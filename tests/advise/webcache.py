@@ -6,12 +6,12 @@ usage: webcache.py ROOT BUILD_DIR LIBITM [NOCACHE_BINARY]
 Uses BUILD_DIR/compile_commands.json (the top-level CMake exports it) with --entry webcache-lock:
   1. `--json --verify`: exit 0; the five cache operations are found, pure, one group, rewritten
      as __transaction_atomic and GCC agrees; the two per-client-count sections (clients.c) are
-     pure too; of the four I/O hand-back sections (io.c) the one with an atomic load is
-     non-revocable (a group lock) and the other three hybrid (group enter + transaction); the
-     three worker-queue sections (pool.c) are non-revocable (the waiting one with a condvar-wait
-     blocker, the others because they signal), not rewritten, and their lock is kept;
+     pure too; of the eleven sections under an epoll set's lock (io.c, io_accept.c) the eight
+     that call out, do I/O or read the stopping flag atomically are non-revocable (group locks),
+     the event claim and the loop's timeout computation hybrid (group enter + transaction), and
+     the /_stats publishing check, whose data no non-revocable section touches, pure;
   2. `--patch`: the diff applies with patch -p1 to a copy of the tree and touches cache.c,
-     clients.c and io.c;
+     clients.c, io.c and io_accept.c;
   3. the patched cache compiled with gcc -fgnu-tm (-Werror) and linked against LIBITM (tmkit's
      libitm.so.1) passes the cache unit test and a short concurrent stress;
   4. with NOCACHE_BINARY: the whole patched server is built the same way and the HTTP suite
@@ -31,13 +31,14 @@ import time
 CACHE_OPS = ["wc_cache_lookup", "wc_cache_insert", "wc_cache_release", "wc_cache_get_stats",
              "wc_cache_victim"]
 CLIENT_OPS = ["wc_clients_add", "wc_clients_del"]
-# the I/O thread's hand-back list: name -> (sections, class)
-IO_OPS = {"wc_io_handback": (1, "non-revocable"), "wc__take_back": (2, "hybrid"),
-          "wc__event": (1, "hybrid")}
-QUEUE = {"wc__worker": "condvar-wait", "wc_pool_push": "condvar-signal",
-         "wc_pool_stop": "condvar-signal"}  # name: its blocker
-CACHE_LOCK, CLIENT_LOCK = "struct wc_cache::lock", "struct wc_clients::mu"
-IO_LOCK, QUEUE_LOCK = "struct wc_io::mu", "struct wc_pool::mu"
+# the epoll set's bookkeeping (lock struct wc_io::mu): name -> (file, classes in line order)
+NR, HY = "non-revocable", "hybrid"
+IO_OPS = {"wc__close": ("io.c", [NR, NR]), "wc__run": ("io.c", [NR]), "wc__event": ("io.c", [HY]),
+          "wc__expire": ("io.c", [NR]), "wc__shed": ("io.c", [NR]),
+          "wc_io_loop": ("io.c", [HY, NR, "pure"]), "wc_io_accept": ("io_accept.c", [NR]),
+          "wc__adopt": ("io_accept.c", [NR])}
+CONSTRUCT = {NR: "tm_group_lock", HY: "tm_group_enter", "pure": "__transaction_atomic"}
+CACHE_LOCK, CLIENT_LOCK, IO_LOCK = "struct wc_cache::lock", "struct wc_clients::mu", "struct wc_io::mu"
 
 
 def sources(root):
@@ -83,7 +84,7 @@ def check_pure(s, w, lock, file):
 
 def check_report(doc):
     secs = doc["sections"]
-    check(len(secs) == 14, f"{len(secs)} sections, expected 14")
+    check(len(secs) == 18, f"{len(secs)} sections, expected 18")
     by_fn = {}
     for s in secs:
         by_fn.setdefault(s["function"], []).append(s)
@@ -98,35 +99,23 @@ def check_report(doc):
         if check(len(by_fn.get(fn, [])) == 1, f"{fn}: expected one section"):
             s = by_fn[fn][0]
             check_pure(s, f"{fn}:{s['line']}", CLIENT_LOCK, "apps/webcache/clients.c")
-    for fn, (n, cls) in IO_OPS.items():
-        if not check(len(by_fn.get(fn, [])) == n, f"{fn}: expected {n} section(s)"):
+    for fn, (file, classes) in IO_OPS.items():
+        got = sorted(by_fn.get(fn, []), key=lambda s: s["line"])
+        if not check(len(got) == len(classes), f"{fn}: expected {len(classes)} section(s)"):
             continue
-        for s in by_fn[fn]:
+        for s, cls in zip(got, classes):
             w = f"{fn}:{s['line']}"
-            check(s["file"].endswith("apps/webcache/io.c"), f"{w}: file {s['file']}")
+            check(s["file"].endswith("apps/webcache/" + file), f"{w}: file {s['file']}")
             check(s["locks"] == [IO_LOCK], f"{w}: locks {s['locks']}")
             check(s["class"] == cls, f"{w}: class {s['class']}, expected {cls}")
-            want = "tm_group_lock" if cls == "non-revocable" else "tm_group_enter"
-            check(s["patch"].get("eligible") is True and want in s["patch"].get("construct", ""),
-                  f"{w}: patch {s['patch']}")
-            if cls == "non-revocable":  # the __atomic_load_n of srv->stopping
-                check("atomic" in {b["kind"] for b in s["blockers"]}, f"{w}: blockers {s['blockers']}")
-    for fn, blocker in QUEUE.items():
-        if not check(len(by_fn.get(fn, [])) == 1, f"{fn}: expected one section"):
-            continue
-        s = by_fn[fn][0]
-        w = f"{fn}:{s['line']}"
-        kinds = {b["kind"] for b in s["blockers"]}
-        check(s["file"].endswith("apps/webcache/pool.c"), f"{w}: file {s['file']}")
-        check(s["locks"] == [QUEUE_LOCK], f"{w}: locks {s['locks']}")
-        check(s["class"] == "non-revocable", f"{w}: class {s['class']}, expected non-revocable")
-        check(blocker in kinds, f"{w}: blockers {sorted(kinds)}, expected {blocker}")
-        check(s["patch"]["eligible"] is False, f"{w}: patch {s['patch']}")
-        if blocker == "condvar-wait":
-            check("condition-variable wait" in s["patch"]["reason"], f"{w}: reason {s['patch']}")
+            check(s["patch"].get("eligible") is True and
+                  CONSTRUCT[cls] in s["patch"].get("construct", ""), f"{w}: patch {s['patch']}")
+            if cls == NR:
+                check(s["blockers"] != [], f"{w}: non-revocable without a blocker")
+            else:
+                check(s["blockers"] == [], f"{w}: blockers {s['blockers']}")
     locks = {l["name"]: l for l in doc["locks"]}
-    for name, removable in ((CACHE_LOCK, True), (CLIENT_LOCK, True), (IO_LOCK, True),
-                            (QUEUE_LOCK, False)):
+    for name, removable in ((CACHE_LOCK, True), (CLIENT_LOCK, True), (IO_LOCK, True)):
         check(locks.get(name, {}).get("removable") is removable, f"{name}: {locks.get(name)}")
     check(doc["lock_order"] == [] and doc["cycles"] == [] and doc["unbalanced"] == [],
           "lock order, cycles or unbalanced operations found")
@@ -205,7 +194,8 @@ def main():
             text = fh.read()
         files = re.findall(r"^\+\+\+ b/(\S+)", text, re.M)
         check(sorted(files) == ["apps/webcache/cache.c", "apps/webcache/clients.c",
-                                "apps/webcache/io.c"], f"the diff touches {files}")
+                                "apps/webcache/io.c", "apps/webcache/io_accept.c"],
+              f"the diff touches {files}")
         added = [l for l in text.splitlines() if l.startswith("+") and not l.startswith("+++")]
         removed = [l for l in text.splitlines() if l.startswith("-") and not l.startswith("---")]
         # copy the tree the diff applies to
@@ -218,10 +208,13 @@ def main():
         check(patched.count("__transaction_atomic {") == 5, "patched cache.c: not 5 atomic blocks")
         check("WC_CS_BEGIN" not in patched and "WC_CS_END" not in patched,
               "patched cache.c still has WC_CS_BEGIN/WC_CS_END")
-        with open(os.path.join(src, "io.c")) as fh:
-            patched = fh.read()
-        check("pthread_mutex_lock(&io->mu)" not in patched and patched.count("tm_group_enter(") == 3
-              and patched.count("tm_group_lock(") == 1, "patched io.c: not 3 group enters + 1 group lock")
+        for f, enters, locks in (("io.c", 2, 6), ("io_accept.c", 0, 2)):
+            with open(os.path.join(src, f)) as fh:
+                patched = fh.read()
+            check("pthread_mutex_lock(&io->mu)" not in patched and
+                  patched.count("tm_group_enter(") == enters and
+                  patched.count("tm_group_lock(") == locks,
+                  f"patched {f}: not {enters} group enters + {locks} group locks")
         s = doc["summary"]
         print(f"ok: {s['sections']} sections ({s['pure']} pure, {s['hybrid']} hybrid, "
               f"{s['non-revocable']} non-revocable) in {len(doc['files'])} files, {s['lines']} lines; "

@@ -56,9 +56,35 @@ def colors(sections):
                 for x in (n.id, s.id):
                     if x not in ids:
                         ids.append(x)
+    out = _fold(out, sections)
     for s in sections:
         s.colors = sorted(d for d, ids in out.items() if s.id in ids)
     return {d: sorted(ids) for d, ids in sorted(out.items())}
+
+
+MAX_GROUPS = 8  # TM_GROUPS_HELD (runtime/core/tx.h): the groups one thread may hold at once
+
+
+def _fold(out, sections):
+    """Fewer colors, same exclusion: data that exactly the same sections share become one color
+    (no concurrency is lost), and while a section would need more than MAX_GROUPS groups, its
+    two colors with the most similar section sets become one (coarser: any two sections that
+    excluded each other still do). A merged color is named after its first datum."""
+    by_ids = {}
+    for d, ids in out.items():
+        by_ids.setdefault(frozenset(ids), []).append(d)
+    cols = [(sorted(ds), set(ids)) for ids, ds in by_ids.items()]
+    while True:
+        need = {x.id: [c for c in cols if x.id in c[1]] for x in sections}
+        sid, mine = max(need.items(), key=lambda kv: len(kv[1]), default=(None, []))
+        if len(mine) <= MAX_GROUPS:
+            break
+        a, b = min(((a, b) for i, a in enumerate(mine) for b in mine[i + 1:]),
+                   key=lambda ab: (len(ab[0][1] ^ ab[1][1]), ab[0][0], ab[1][0]))
+        cols = [c for c in cols if c is not a and c is not b] + [(sorted(a[0] + b[0]), a[1] | b[1])]
+    def name(ds):
+        return ds[0] if len(ds) == 1 else f"{ds[0]} (+{len(ds) - 1} more)"
+    return {name(ds): sorted(ids) for ds, ids in cols}
 
 
 def _shared(a, b):

@@ -1,6 +1,7 @@
 """Apply the planned edits per file: new text, unified diff, and each section's new lines."""
 import difflib
 import os
+import re
 
 from .patch import apply, new_offset
 from .classify import GROUPS_ARRAY
@@ -16,6 +17,13 @@ class FilePatch:
         a = self.old.decode(errors="replace").splitlines(keepends=True)
         b = self.new.decode(errors="replace").splitlines(keepends=True)
         return "".join(difflib.unified_diff(a, b, "a/" + name, "b/" + name))
+
+
+def _first_include(text):
+    """Where the file's first #include line starts (0 if none): the lock-group include goes
+    there, after feature-test macros such as _GNU_SOURCE that must precede every header."""
+    m = re.search(rb"^[ \t]*#[ \t]*include\b", text, re.M)
+    return m.start() if m else 0
 
 
 def _line(text, off):
@@ -43,7 +51,8 @@ def build(sections, read):
                     + ", ".join(["TM_GROUP_INITIALIZER"] * ngroups) + "};") if not defined else \
                 f"extern tm_group_t {GROUPS_ARRAY}[{ngroups}];"
             defined = True
-            edits.append((0, 0, "#include <tmkit.h> /* tmkit advise: lock groups */\n" + decl + "\n"))
+            at = _first_include(old)
+            edits.append((at, at, "#include <tmkit.h> /* tmkit advise: lock groups */\n" + decl + "\n"))
         new = apply(old, edits)
         for s in by_file[path]:
             opener = next((e for e in s.patch["edits"] if "__transaction_" in e[2]), None)
