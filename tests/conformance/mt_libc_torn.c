@@ -1,8 +1,9 @@
 /* The transaction-safe libc under concurrency: writer threads switch a shared record between
  * two consistent states (name "alpha-<n>" and number n; or name "bravo-bravo-<n>" and number
- * 1000000 + n), while reader threads run strlen, strcmp, strtol, snprintf("%s") and strdup on it
- * inside transactions. No committed reader transaction may see a mix: its results must all
- * belong to one state. */
+ * 1000000 + n; the bravo name built with strcpy and strcat), while reader threads run strlen,
+ * strncmp, memcmp, strrchr, strstr, strspn, strtol, snprintf("%s") and strdup on it inside
+ * transactions. No committed reader transaction may see a mix: its results must all belong to
+ * one state. */
 #include "harness.h"
 #include <tmkit.h>
 
@@ -21,7 +22,10 @@ static void *writer(void *arg)
         long n = id * 1000000000L + i;
         __transaction_atomic {
             if (i & 1) {
-                snprintf(rec.name, sizeof rec.name, "bravo-bravo-%ld", n);
+                char num[24];
+                snprintf(num, sizeof num, "%ld", n);
+                strcpy(rec.name, "bravo-bravo-");
+                strcat(rec.name, num);
                 rec.number = 1000000 + n;
             } else {
                 snprintf(rec.name, sizeof rec.name, "alpha-%ld", n);
@@ -40,13 +44,18 @@ static void *reader(void *arg)
     (void)arg;
     for (long i = 0; i < iters; i++) {
         size_t len = 0;
-        int is_bravo = 0;
-        long parsed = -1, number = -2;
+        int is_bravo = 0, memcmp_bravo = -1, has_double = -1;
+        long parsed = -1, number = -2, last_dash = -1, lead = -1;
         char copy[64] = "";
         char *dup = NULL;
         __transaction_atomic {
             len = strlen(rec.name);
             is_bravo = strncmp(rec.name, "bravo", 5) == 0;
+            memcmp_bravo = memcmp(rec.name, "bravo", 5) == 0;
+            has_double = strstr(rec.name, "bravo-bravo") != NULL;
+            const char *dash = strrchr(rec.name, '-');
+            last_dash = dash ? dash - rec.name : -1;
+            lead = (long)strspn(rec.name, "abcdefghijklmnopqrstuvwxyz-");
             parsed = strtol(rec.digits, NULL, 10);
             number = rec.number;
             snprintf(copy, sizeof copy, "%s", rec.name);
@@ -65,6 +74,10 @@ static void *reader(void *arg)
         CHECK(strcmp(dup, want) == 0);
         CHECK_EQ(len, strlen(want));
         CHECK_EQ(parsed, number);
+        CHECK_EQ(memcmp_bravo, is_bravo);
+        CHECK_EQ(has_double, is_bravo);
+        CHECK_EQ(last_dash, (long)(strrchr(want, '-') - want));
+        CHECK_EQ(lead, (long)strspn(want, "abcdefghijklmnopqrstuvwxyz-"));
         free(dup);
     }
     return NULL;

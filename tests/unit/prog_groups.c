@@ -7,11 +7,14 @@
  *   exits    threads end holding groups (shared, exclusive): the others go on
  *   profile  2 threads enter and lock groups from known lines, for the profile's counts
  *   fork     a thread holds a group in shared mode while the main thread forks: in the child
- *            (where that thread does not exist) the group can be locked exclusively */
+ *            (where that thread does not exist) the group can be locked exclusively
+ *   starve   4 readers enter a group back to back (one always holds it) while a writer locks it
+ *            200 times: the writer is not starved (it must finish; the worst wait is printed) */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tmkit.h>
@@ -55,6 +58,55 @@ static void *profile_worker(void *arg)
         }
     }
     return NULL;
+}
+
+static int stop_readers;
+
+static void *reader_loop(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&stop_readers, __ATOMIC_ACQUIRE)) {
+        tm_group_enter(&g[0]);
+        __transaction_atomic { data++; }
+        for (volatile int k = 0; k < 20000; k++) /* ~20 us held: the readers' holds overlap, so */
+            ;                                    /* a writer waiting for none would wait forever */
+        tm_group_exit(&g[0]);
+    }
+    return NULL;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int starve(void)
+{
+    pthread_t r[4];
+    for (int k = 0; k < 4; k++)
+        if (pthread_create(&r[k], NULL, reader_loop, NULL))
+            return 3;
+    while (__atomic_load_n(&data, __ATOMIC_RELAXED) < 1000) /* the readers are going */
+        usleep(100);
+    double worst = 0, t0 = now_ms();
+    for (int i = 0; i < 200; i++) {
+        double a = now_ms();
+        tm_group_lock(&g[0]);
+        double w = now_ms() - a;
+        long seen = data;
+        data = seen; /* exclusive: plain code */
+        tm_group_unlock(&g[0]);
+        worst = w > worst ? w : worst;
+    }
+    double total = now_ms() - t0;
+    __atomic_store_n(&stop_readers, 1, __ATOMIC_RELEASE);
+    for (int k = 0; k < 4; k++)
+        pthread_join(r[k], NULL);
+    printf("starve: 200 exclusive locks among 4 readers in %.1f ms, worst wait %.2f ms\n",
+           total, worst);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -114,8 +166,12 @@ int main(int argc, char **argv)
             pthread_join(t[k], NULL);
         if (data != 4000)
             return 4;
+    } else if (!strcmp(c, "starve")) {
+        int rc = starve();
+        if (rc)
+            return rc;
     } else {
-        fprintf(stderr, "usage: prog_groups inside|order|upgrade|notheld|mode|exits|fork|profile\n");
+        fprintf(stderr, "usage: prog_groups inside|order|upgrade|notheld|mode|exits|fork|profile|starve\n");
         return 2;
     }
     puts("ok");

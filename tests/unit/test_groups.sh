@@ -1,6 +1,7 @@
 #!/bin/sh
 # Lock groups (runtime/ext/group.c): a precise message for each misuse, groups given up by
-# threads that end holding them and absent from a forked child, the same with membarrier failing (both sides then fence), and
+# threads that end holding them and absent from a forked child, the same with membarrier failing (both sides then fence), a
+# writer not starved by readers that always hold the group, and
 # the profile's counts at the calls' sites, shown by `tmkit report`.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
@@ -17,6 +18,12 @@ refused mode "tm_group_unlock: group 0x[0-9a-f]* was taken by tm_group_enter"
 expect_rc 0 timeout 20 "$P" exits
 expect_rc 0 timeout 20 "$NOMB_PROG" "$P" exits
 expect_rc 0 timeout 20 "$P" fork
+# a writer among readers that always hold the group is not starved, under every algorithm and
+# with membarrier failing (the timeout is the failure: 200 locks take well under a second)
+for algo in $ALGOS; do
+    expect_rc 0 timeout 30 env TMKIT_ALGO=$algo "$P" starve
+done
+expect_rc 0 timeout 30 "$NOMB_PROG" "$P" starve
 for algo in $ALGOS; do
     expect_rc 0 timeout 60 env TMKIT_ALGO=$algo "$NOMB_PROG" "$BUILD/tests/conf_mt_group_O2"
 done
