@@ -260,7 +260,9 @@ void *wc_io_loop(void *arg)
 {
     struct wc_io *io = arg;
     struct wc_srv *s = io->srv;
-    struct epoll_event ev[16];
+    /* One event at a time: a worker that took several would answer them one after another
+     * (a page render takes milliseconds) while the others sat idle in epoll_wait. */
+    struct epoll_event ev[1];
     for (;;) {
         if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
             wc__shed(io, __atomic_load_n(&s->aborting, __ATOMIC_ACQUIRE));
@@ -276,7 +278,7 @@ void *wc_io_loop(void *arg)
             wc_io_listen(io);
         int timeout = wc_io_timeout(io, now);
         pthread_mutex_unlock(&io->mu);
-        int n = epoll_wait(io->epfd, ev, 16, timeout);
+        int n = epoll_wait(io->epfd, ev, 1, timeout);
         for (int i = 0; i < n; i++) {
             if (ev[i].data.u64 == WC_IO_LISTEN_TAG) {
                 wc_io_accept(io);

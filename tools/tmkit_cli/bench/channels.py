@@ -43,7 +43,7 @@ def options(ap):
                     "(default 300000000, ~2 s; 30000000 with --quick)")
     ap.add_argument("--messages", type=int, help="messages per sender in exchange (default 10000, "
                     "the paper's; 1000 with --quick)")
-    ap.add_argument("--file-mb", type=int, help="size of each log file in MB (default 32; 4 with --quick)")
+    ap.add_argument("--file-mb", type=int, help="size of each log file in MB (default 256, as the paper's few hundred; 4 with --quick)")
     ap.add_argument("--no-strace", action="store_true", help="skip the futex counts")
 
 
@@ -52,7 +52,7 @@ def run(argv, root):
     tests = [t for t in a.tests.split(",") if t]
     iters = a.iterations or (30_000_000 if a.quick else 300_000_000)
     msgs = a.messages or (1000 if a.quick else 10000)
-    mb = a.file_mb or (4 if a.quick else 32)
+    mb = a.file_mb or (4 if a.quick else 256)
     if not tests or set(tests) - {"long", "exchange", "search"} or min(iters, msgs, mb) < 1:
         print("tmkit bench channels: bad --tests, --iterations, --messages or --file-mb", file=sys.stderr)
         return 2
