@@ -149,63 +149,91 @@ static CH_TM_SAFE ch_proc *pop(ch_proc **head, ch_proc **tail)
     return p;
 }
 
+/* The hand-over of a send on a free channel; inside its section. */
+static CH_TM_SAFE int send_in(ch_chan *c, ch_proc *self, ch_msg *m, ch_proc **w)
+{
+    *w = NULL;
+    if (c->deleted)
+        return CH_R_DELETED;
+    if (c->recvq) {
+        ch_proc *p = pop(&c->recvq, &c->recvq_tail);
+        p->msg = m;
+        p->status = CH_OK;
+        *w = p;
+        return CH_R_DONE;
+    }
+    if (!self)
+        return CH_R_NONE;
+    self->op = CH_OP_SEND;
+    self->chan = c;
+    self->msg = m;
+    append(&c->sendq, &c->sendq_tail, self);
+    c->busy = 1;
+    return CH_R_PARKED;
+}
+
+/* The same for a receive. */
+static CH_TM_SAFE int recv_in(ch_chan *c, ch_proc *self, ch_msg **m, ch_proc **w)
+{
+    *w = NULL;
+    *m = NULL;
+    if (c->deleted)
+        return CH_R_DELETED;
+    if (c->sendq) {
+        ch_proc *p = pop(&c->sendq, &c->sendq_tail);
+        *m = p->msg;
+        p->msg = NULL;
+        p->status = CH_OK;
+        *w = p;
+        return CH_R_DONE;
+    }
+    if (!self)
+        return CH_R_NONE;
+    self->op = CH_OP_RECV;
+    self->chan = c;
+    self->msg = NULL;
+    append(&c->recvq, &c->recvq_tail, self);
+    c->busy = 1;
+    return CH_R_PARKED;
+}
+
+/* Each operation first tries a plain section, and waits for the channel to be free only if it
+ * was busy (rare: a process is half-way through parking on it). In the tm build this keeps
+ * the waiting transaction (tm_atomic_retry, which must be able to roll back and so always runs
+ * instrumented) off the common path; the lock and busy-wait builds take the same two steps. */
+#define CH_R_BUSY (-1)
+
 int ch_chan_send(ch_chan *c, ch_proc *self, ch_msg *m, ch_proc **woken)
 {
-    int r = CH_R_NONE;
+    int r;
     ch_proc *w = NULL;
-    CH_CS_WAIT_BEGIN(&c->lock);
-    CH_WAIT_UNTIL(&c->lock, &c->free, !c->busy);
-    w = NULL;
-    if (c->deleted) {
-        r = CH_R_DELETED;
-    } else if (c->recvq) {
-        w = pop(&c->recvq, &c->recvq_tail);
-        w->msg = m;
-        w->status = CH_OK;
-        r = CH_R_DONE;
-    } else if (self) {
-        self->op = CH_OP_SEND;
-        self->chan = c;
-        self->msg = m;
-        append(&c->sendq, &c->sendq_tail, self);
-        c->busy = 1;
-        r = CH_R_PARKED;
-    } else {
-        r = CH_R_NONE;
+    CH_CS_BEGIN(&c->lock);
+    r = c->busy ? CH_R_BUSY : send_in(c, self, m, &w);
+    CH_CS_END(&c->lock);
+    if (r == CH_R_BUSY) {
+        CH_CS_WAIT_BEGIN(&c->lock);
+        CH_WAIT_UNTIL(&c->lock, &c->free, !c->busy);
+        r = send_in(c, self, m, &w);
+        CH_CS_WAIT_END(&c->lock);
     }
-    CH_CS_WAIT_END(&c->lock);
     *woken = w;
     return r;
 }
 
 int ch_chan_recv(ch_chan *c, ch_proc *self, ch_msg **m, ch_proc **woken)
 {
-    int r = CH_R_NONE;
+    int r;
     ch_proc *w = NULL;
     ch_msg *got = NULL;
-    CH_CS_WAIT_BEGIN(&c->lock);
-    CH_WAIT_UNTIL(&c->lock, &c->free, !c->busy);
-    w = NULL;
-    got = NULL;
-    if (c->deleted) {
-        r = CH_R_DELETED;
-    } else if (c->sendq) {
-        w = pop(&c->sendq, &c->sendq_tail);
-        got = w->msg;
-        w->msg = NULL;
-        w->status = CH_OK;
-        r = CH_R_DONE;
-    } else if (self) {
-        self->op = CH_OP_RECV;
-        self->chan = c;
-        self->msg = NULL;
-        append(&c->recvq, &c->recvq_tail, self);
-        c->busy = 1;
-        r = CH_R_PARKED;
-    } else {
-        r = CH_R_NONE;
+    CH_CS_BEGIN(&c->lock);
+    r = c->busy ? CH_R_BUSY : recv_in(c, self, &got, &w);
+    CH_CS_END(&c->lock);
+    if (r == CH_R_BUSY) {
+        CH_CS_WAIT_BEGIN(&c->lock);
+        CH_WAIT_UNTIL(&c->lock, &c->free, !c->busy);
+        r = recv_in(c, self, &got, &w);
+        CH_CS_WAIT_END(&c->lock);
     }
-    CH_CS_WAIT_END(&c->lock);
     *m = got;
     *woken = w;
     return r;

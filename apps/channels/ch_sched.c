@@ -84,22 +84,39 @@ void ch_sched_wait_idle(void)
     CH_CS_WAIT_END(&sched.lock);
 }
 
-/* The next process to run, or NULL when this worker is to exit. */
+/* Takes the head of the queue, or an exit request (*p NULL); inside a sched section. 0 if
+ * there is neither. */
+static CH_TM_SAFE int take_in(ch_proc **p)
+{
+    if (sched.exits > 0) {
+        sched.exits--;
+        *p = NULL;
+        return 1;
+    }
+    if (!sched.head)
+        return 0;
+    *p = sched.head;
+    sched.head = (*p)->next;
+    if (!sched.head)
+        sched.tail = NULL;
+    return 1;
+}
+
+/* The next process to run, or NULL when this worker is to exit. A plain section first; the
+ * waiting one (which the tm build must run instrumented) only when the queue is empty. */
 static ch_proc *take(void)
 {
     ch_proc *p = NULL;
-    CH_CS_WAIT_BEGIN(&sched.lock);
-    CH_WAIT_UNTIL(&sched.lock, &sched.ready, sched.head != NULL || sched.exits > 0);
-    if (sched.exits > 0) {
-        sched.exits--;
-        p = NULL;
-    } else {
-        p = sched.head;
-        sched.head = p->next;
-        if (!sched.head)
-            sched.tail = NULL;
+    int got;
+    CH_CS_BEGIN(&sched.lock);
+    got = take_in(&p);
+    CH_CS_END(&sched.lock);
+    if (!got) {
+        CH_CS_WAIT_BEGIN(&sched.lock);
+        CH_WAIT_UNTIL(&sched.lock, &sched.ready, sched.head != NULL || sched.exits > 0);
+        take_in(&p);
+        CH_CS_WAIT_END(&sched.lock);
     }
-    CH_CS_WAIT_END(&sched.lock);
     return p;
 }
 
