@@ -16,27 +16,46 @@ static char shared[32] = "12345";
 static long total;
 static long iters;
 static int nthreads;
-static int arrived; /* the threads start together, so they overlap: no single-thread bias */
+static int arrived; /* the threads start together */
 
+static long done[16], spare;
+
+/* Each thread runs ITERATIONS transactions into the checksum, then keeps running more (into
+ * `spare`) until every thread has done its ITERATIONS: so the threads overlap however late one
+ * of them is scheduled, and the single-thread bias cannot run them all uninstrumented. */
 static void *worker(void *arg)
 {
     long id = (long)arg;
     __atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL);
     while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < nthreads)
         ;
-    for (long i = 0; i < iters; i++) {
-        long v = id * iters + i;
+    for (long i = 0;; i++) {
+        if (i >= iters) {
+            int all = 1;
+            for (int k = 0; k < nthreads; k++)
+                all &= __atomic_load_n(&done[k], __ATOMIC_ACQUIRE) >= iters;
+            if (all)
+                break;
+        }
+        long v = id * iters + i % iters;
+        long add;
         __transaction_relaxed {
             if (v % 4 != 0) { /* not on every path: GCC instruments the transaction, which
                                * then switches to serial-irrevocable at the call */
                 char tmp[32];
                 int n = snprintf(tmp, sizeof tmp, "%ld", v); /* LIBC_CALL */
-                total += n + (long)strlen(shared) + strtol(tmp, NULL, 10) % 7 +
-                         (strcmp(tmp, shared) < 0);
+                add = n + (long)strlen(shared) + strtol(tmp, NULL, 10) % 7 +
+                      (strcmp(tmp, shared) < 0);
             } else {
-                total += 1;
+                add = 1;
             }
+            if (i < iters)
+                total += add;
+            else
+                spare += add;
         }
+        if (i < iters)
+            __atomic_store_n(&done[id], i + 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }

@@ -21,7 +21,7 @@ plain, wrapped, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), 
 algo = sys.argv[4]
 def total(p, k):
     return sum(s.get(k, 0) for s in p["sites"])
-assert total(plain, "commits") == n and total(wrapped, "commits") == n, "commits"
+assert total(plain, "commits") >= n and total(wrapped, "commits") >= n, "commits"
 # plain: 3 in 4 transactions call libc; each that ran instrumented switched there (one that
 # began serial-irrevocable, as every one does under serialirr and htm, or ran alone under the
 # single-thread bias, uninstrumented, needs no switch)
