@@ -55,9 +55,7 @@ static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
         tm_commit_serial_rest(tx, wake, old);
         return;
     }
-    tm_stats_pending_commit(tx);
-    tx->nesting = 0;
-    tx->n_cps = 0;
+    tm_commit_fast_reset(tx);
     tx->flags = 0;
     if (TM_UNLIKELY(wake)) {
         tm_commit_serial_wake(tx, old);
@@ -81,9 +79,7 @@ TM_EXPORT void _ITM_commitTransaction(void)
         if (TM_LIKELY(flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
                       (tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) == 0 &&
                       tx->mode == TM_MODE_DIRECT)) {
-            tm_stats_pending_commit(tx);
-            tx->nesting = 0;
-            tx->n_cps = 0;
+            tm_commit_fast_reset(tx);
             tx->flags = 0; /* what tm_bias_exit clears, and the rest */
             /* release: as in tm_bias_exit (tx.h). */
             atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);

@@ -133,8 +133,6 @@ __attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
         tm_commit_finish(tx, tm_config.algo->managed);
         return;
     }
-    tm_stats_pending_commit(tx);
-    tx->nesting = 0;
-    tx->n_cps = 0;
+    tm_commit_fast_reset(tx);
     tm_cm_count(tx);
 }

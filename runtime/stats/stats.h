@@ -287,6 +287,16 @@ static inline void tm_stats_pending_commit(tm_tx *tx)
     }
 }
 
+/* The end every commit fast path shares (biased, serial and hardware: abi/entry.c, core/htm.c):
+ * the attempt's pending count, then the descriptor back to "no transaction" (the caller clears
+ * the flags where its own protocol puts it). */
+static inline __attribute__((always_inline)) void tm_commit_fast_reset(tm_tx *tx)
+{
+    tm_stats_pending_commit(tx);
+    tx->nesting = 0;
+    tx->n_cps = 0;
+}
+
 static inline void tm_stats_commit(tm_tx *tx)
 {
     tm_site *s = tx->stats_site;
