@@ -244,10 +244,12 @@ void tm_serial_release(tm_tx *tx)
     tm_serial_unlock();
 }
 
-void tm_quiesce(tm_tx *self, uint64_t ts)
+void tm_quiesce(tm_tx *self, uint64_t ts) { tm_quiesce_from(self, ts, tm_registry_head()); }
+
+void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start)
 {
     uint64_t w0 = 0; /* timed only when some transaction makes us wait */
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+    for (tm_tx *t = start; t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
         /* acquire: pairs with the release stores of shared_ts (validation, reader exit), so

@@ -110,7 +110,9 @@ static void tm_atomic_orec_quiesce(tm_tx *tx, uint64_t ver)
         /* acquire: as tm_quiesce's (pairs with the release stores of shared_ts). */
         if (t != tx && atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ver) {
             tm_orec_raise(ver);
-            tm_quiesce(tx, ver);
+            /* from t on: the ones before it were past ver, and a transaction one of them
+             * began since reads our store (its snapshot meets our version and extends) */
+            tm_quiesce_from(tx, ver, t);
             return;
         }
 }
