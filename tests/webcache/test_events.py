@@ -14,6 +14,9 @@ Raw sockets on loopback against one build, each check in bounded time:
   idle1000   1,000 idle keep-alive connections: no thread added, RSS growth measured, all of
              them still answer
   shutdown   SIGTERM with idle, half-read and slow connections ends the server at once
+  sets       --epoll-sets 2 with 3 workers: 40 keep-alive clients x 5 requests, every one served
+             (accepted through either set), the per-set 0.6 s pauses included; SIGTERM exits 0;
+             more sets than workers is refused (exit 2, a message)
 Before the event-driven server (one worker per connection, timeouts per poll) each of
 idle/slowloris/pausing/slowread stalled the others for seconds.
 """
@@ -22,6 +25,7 @@ import resource
 import signal
 import socket
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -264,13 +268,38 @@ def test_shutdown_fast(binary):  # item 4: nothing in flight: SIGTERM ends the s
         x.close()
 
 
+def test_sets(binary):  # several epoll sets: workers spread over them, clients over them
+    srv = Server(binary, "--threads", "3", "--epoll-sets", "2")
+    conns = [srv.connect() for _ in range(40)]
+    served = 0
+    for rnd in range(5):
+        for c in conns:
+            c.send(REQ)
+        for c in conns:
+            try:
+                served += c.response()[0] == 200
+            except OSError:
+                pass
+        if rnd == 2:
+            time.sleep(0.6)
+    check(served == 200, f"sets: {served} of 200 requests served")
+    for c in conns:
+        c.close()
+    srv.stop("epoll-sets server")
+    r = subprocess.run([binary, "--threads", "1", "--epoll-sets", "2"], capture_output=True,
+                       text=True, timeout=10)
+    check(r.returncode == 2 and "--epoll-sets (2) must not exceed --threads (1)" in r.stderr,
+          f"sets: more sets than workers: exit {r.returncode}, stderr {r.stderr!r}")
+    print(f"sets: 2 epoll sets, 3 workers: {served} of 200 requests served")
+
+
 def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     binary = sys.argv[1]
     only = sys.argv[2:]
     run_selected((test_idle, test_slowloris, test_pausing, test_slowread, test_limits,
-               test_idle1000, test_shutdown_fast), only, binary)
+               test_idle1000, test_shutdown_fast, test_sets), only, binary)
     return finish()
 
 
