@@ -103,9 +103,8 @@ static int wc__step(struct wc_io *io, struct wc_conn *c, int next, int *answered
         int k = wc_conn_send(c);
         if (k <= 0)
             return k < 0 ? WC_NEED_CLOSE : WC_NEED_SEND;
-        *answered = 1; /* cleanups, then the requests pipelined after it */
-        return wc__linger_now(c, wc_conn_work(c, ctx, stopping));
-    }
+    } /* all sent: its cleanups, then the requests pipelined after it */
+        /* fall through */
     case WC_NEED_WORKER:
         *answered = 1;
         return wc__linger_now(c, wc_conn_work(c, ctx, stopping));
@@ -144,7 +143,7 @@ static void wc__run(struct wc_io *io, struct wc_conn *c, int next, int go)
         }
         int list = wc__list_for(c, next);
         pthread_mutex_lock(&io->mu);
-        if (next != WC_NEED_CLOSE && __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) &&
+        if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) &&
             (next == WC_NEED_READ || next == WC_NEED_LINGER ||
              __atomic_load_n(&s->aborting, __ATOMIC_ACQUIRE)))
             next = WC_NEED_CLOSE;
@@ -203,6 +202,14 @@ static void wc__event(struct wc_io *io, uint64_t data)
         wc__run(io, c, c->next_step, 1);
 }
 
+/* Takes a parked connection for this worker onto a private list (the set's lock held). */
+static void wc__collect(struct wc_conn *c, struct wc_conn **list)
+{
+    c->away = 1;
+    c->link = *list;
+    *list = c;
+}
+
 /* Takes the connections whose deadline passed: held ones are marked for their holder, parked
  * ones are taken here (408 or close). */
 static void wc__expire(struct wc_io *io, uint64_t now)
@@ -214,11 +221,8 @@ static void wc__expire(struct wc_io *io, uint64_t now)
         while ((c = io->lists[l].head) && c->deadline <= now) {
             wc_io_untime(io, c);
             c->expired = l;
-            if (!c->away) {
-                c->away = 1;
-                c->link = due;
-                due = c;
-            }
+            if (!c->away)
+                wc__collect(c, &due);
         }
     }
     pthread_mutex_unlock(&io->mu);
@@ -242,11 +246,8 @@ static void wc__shed(struct wc_io *io, int aborting)
         if (l == WC_T_SEND && !aborting)
             continue;
         for (struct wc_conn *c = io->lists[l].head; c; c = c->next)
-            if (!c->away) {
-                c->away = 1;
-                c->link = drop;
-                drop = c;
-            }
+            if (!c->away)
+                wc__collect(c, &drop);
     }
     pthread_mutex_unlock(&io->mu);
     while (drop) {
