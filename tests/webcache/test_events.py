@@ -118,12 +118,11 @@ def test_slowloris(binary):  # item 2: a header byte every 0.5 s on 200 connecti
     srv.stop("slowloris server")
 
 
-def test_pausing(binary):  # item 2: keep-alive clients that pause between requests
-    srv = Server(binary, "--threads", "2")
-    conns = [srv.connect() for _ in range(200)]
+def request_rounds(conns, rounds, pause_after):
+    """Each round every connection sends REQ, then every response is read; 0.6 s of silence
+    after the rounds in pause_after. Returns how many responses were 200."""
     served = 0
-    t0 = time.monotonic()
-    for rnd in range(4):
+    for rnd in range(rounds):
         for c in conns:
             c.send(REQ)
         for c in conns:
@@ -131,8 +130,16 @@ def test_pausing(binary):  # item 2: keep-alive clients that pause between reque
                 served += c.response()[0] == 200
             except OSError:
                 pass
-        if rnd < 3:
+        if rnd in pause_after:
             time.sleep(0.6)
+    return served
+
+
+def test_pausing(binary):  # item 2: keep-alive clients that pause between requests
+    srv = Server(binary, "--threads", "2")
+    conns = [srv.connect() for _ in range(200)]
+    t0 = time.monotonic()
+    served = request_rounds(conns, 4, pause_after={0, 1, 2})
     took = time.monotonic() - t0
     check(served == 800, f"pausing: {served} of 800 requests served")
     check(took < 6, f"pausing: 800 requests took {took:.1f}s")
@@ -271,17 +278,7 @@ def test_shutdown_fast(binary):  # item 4: nothing in flight: SIGTERM ends the s
 def test_sets(binary):  # several epoll sets: workers spread over them, clients over them
     srv = Server(binary, "--threads", "3", "--epoll-sets", "2")
     conns = [srv.connect() for _ in range(40)]
-    served = 0
-    for rnd in range(5):
-        for c in conns:
-            c.send(REQ)
-        for c in conns:
-            try:
-                served += c.response()[0] == 200
-            except OSError:
-                pass
-        if rnd == 2:
-            time.sleep(0.6)
+    served = request_rounds(conns, 5, pause_after={2})
     check(served == 200, f"sets: {served} of 200 requests served")
     for c in conns:
         c.close()
