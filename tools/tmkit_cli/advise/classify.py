@@ -75,8 +75,7 @@ def _fold(out, sections):
         by_ids.setdefault(frozenset(ids), []).append(d)
     cols = [(sorted(ds), set(ids)) for ids, ds in by_ids.items()]
     while True:
-        need = {x.id: [c for c in cols if x.id in c[1]] for x in sections}
-        sid, mine = max(need.items(), key=lambda kv: len(kv[1]), default=(None, []))
+        mine = max(([c for c in cols if x.id in c[1]] for x in sections), key=len, default=[])
         if len(mine) <= MAX_GROUPS:
             break
         a, b = min(((a, b) for i, a in enumerate(mine) for b in mine[i + 1:]),
