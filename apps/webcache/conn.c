@@ -171,7 +171,7 @@ static void wc__log(const struct wc_conn *c)
 }
 
 /* Fills the response to the request (st WC_PARSE_OK) or to the error st, and its head. */
-static int wc__answer(struct wc_conn *c, const struct wc_ctx *ctx, int st, int stopping)
+static int wc__answer(struct wc_conn *c, const struct wc_ctx *ctx, int st)
 {
     const struct wc_config *cfg = ctx->cfg;
     memset(&c->resp, 0, offsetof(struct wc_response, page));
@@ -183,6 +183,9 @@ static int wc__answer(struct wc_conn *c, const struct wc_ctx *ctx, int st, int s
     } else {
         wc_handle(ctx, &c->rq, &c->resp);
         c->head_only = c->rq.method == WC_HEAD;
+        /* read after the handler: a shutdown that began while it ran (a page render takes
+         * milliseconds, man2html up to --request-timeout) closes the connection after this */
+        int stopping = ctx->stopping && __atomic_load_n(ctx->stopping, __ATOMIC_ACQUIRE);
         c->keep = c->rq.keep_alive && !c->resp.close && !stopping &&
                   (cfg->max_keepalive_requests == 0 || c->served + 1 < cfg->max_keepalive_requests);
     }
@@ -217,11 +220,10 @@ static int wc__go_on(struct wc_conn *c, const struct wc_config *cfg, int worker,
     return -1;
 }
 
-static int wc__reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int worker,
-                     int stopping)
+static int wc__reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int worker)
 {
     for (;;) {
-        if (wc__answer(c, ctx, st, stopping) != 0)
+        if (wc__answer(c, ctx, st) != 0)
             return WC_NEED_CLOSE;
         int k = wc_conn_send(c);
         if (k < 0) {
@@ -237,12 +239,12 @@ static int wc__reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int wo
     }
 }
 
-int wc_conn_reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int stopping)
+int wc_conn_reply(struct wc_conn *c, const struct wc_ctx *ctx, int st)
 {
-    return wc__reply(c, ctx, st, st == WC_PARSE_OK, stopping);
+    return wc__reply(c, ctx, st, st == WC_PARSE_OK);
 }
 
-int wc_conn_work(struct wc_conn *c, const struct wc_ctx *ctx, int stopping)
+int wc_conn_work(struct wc_conn *c, const struct wc_ctx *ctx)
 {
     if (c->fd < 0) { /* closed with a response unfinished */
         wc_response_cleanup(&c->resp);
@@ -250,7 +252,7 @@ int wc_conn_work(struct wc_conn *c, const struct wc_ctx *ctx, int stopping)
         return WC_NEED_CLOSE;
     }
     if (!c->responding)
-        return wc__reply(c, ctx, WC_PARSE_OK, 1, stopping);
+        return wc__reply(c, ctx, WC_PARSE_OK, 1);
     int st = WC_PARSE_OK, next = wc__go_on(c, ctx->cfg, 1, &st); /* sent it all, later */
-    return next >= 0 ? next : wc__reply(c, ctx, st, 1, stopping);
+    return next >= 0 ? next : wc__reply(c, ctx, st, 1);
 }

@@ -69,8 +69,9 @@ int wc_conn_input(struct wc_conn *c, const struct wc_config *cfg);
 
 /* Answers the error status st (no handler, no cache), sends what the socket takes and, if all
  * went, finishes the response (wc_conn_sent). Returns what the connection needs next.
- * `stopping`: the server is shutting down (no keep-alive). */
-int wc_conn_reply(struct wc_conn *c, const struct wc_ctx *ctx, int st, int stopping);
+ * Keep-alive is decided when the response's head is made, after the handler: none once
+ * *ctx->stopping is set. */
+int wc_conn_reply(struct wc_conn *c, const struct wc_ctx *ctx, int st);
 
 /* Sends what the socket takes of the response. 1: all sent, 0: the socket is full, -1 error
  * (the response's cleanups have run). */
@@ -83,6 +84,6 @@ int wc_conn_sent(struct wc_conn *c, const struct wc_config *cfg);
 /* Answers the complete request (the handler) and the complete requests pipelined after it, or
  * finishes a response whose last bytes were sent later (its cleanups); with the socket closed
  * (fd -1) only runs a response's cleanups. Returns what the connection needs next. */
-int wc_conn_work(struct wc_conn *c, const struct wc_ctx *ctx, int stopping);
+int wc_conn_work(struct wc_conn *c, const struct wc_ctx *ctx);
 
 #endif

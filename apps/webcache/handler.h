@@ -9,6 +9,7 @@
 struct wc_ctx {                /* one per server process */
     const struct wc_config *cfg;
     struct wc_cache *cache;    /* NULL in the nocache build */
+    const int *stopping;       /* set (atomic) when shutdown begins: no more keep-alive */
 };
 
 /* Fills r (zeroed by the caller) for rq. Resources the response points to are released by the

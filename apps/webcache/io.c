@@ -51,7 +51,7 @@ static void wc__close(struct wc_io *io, struct wc_conn *c)
     wc_clients_del(io->srv->clients, c->addr);
     __atomic_fetch_sub(&io->srv->conns, 1, __ATOMIC_RELAXED);
     if (c->responding) /* cache references of an unfinished response */
-        wc_conn_work(c, io->srv->ctx, 1);
+        wc_conn_work(c, io->srv->ctx);
     wc_conn_free(c);
     pthread_mutex_lock(&io->mu);
     int last = --io->nconns == 0 && __atomic_load_n(&io->srv->stopping, __ATOMIC_ACQUIRE);
@@ -87,7 +87,6 @@ static int wc__linger_now(struct wc_conn *c, int next)
 static int wc__step(struct wc_io *io, struct wc_conn *c, int next, int *answered)
 {
     const struct wc_ctx *ctx = io->srv->ctx;
-    int stopping = __atomic_load_n(&io->srv->stopping, __ATOMIC_ACQUIRE);
     switch (next) {
     case WC_NEED_READ: {
         int st = wc_conn_input(c, ctx->cfg);
@@ -96,8 +95,8 @@ static int wc__step(struct wc_io *io, struct wc_conn *c, int next, int *answered
         if (st < 0)
             return WC_NEED_CLOSE;
         *answered = 1;
-        return wc__linger_now(c, st == WC_PARSE_OK ? wc_conn_work(c, ctx, stopping)
-                                                   : wc_conn_reply(c, ctx, st, 1));
+        return wc__linger_now(c, st == WC_PARSE_OK ? wc_conn_work(c, ctx)
+                                                   : wc_conn_reply(c, ctx, st));
     }
     case WC_NEED_SEND: {
         int k = wc_conn_send(c);
@@ -107,7 +106,7 @@ static int wc__step(struct wc_io *io, struct wc_conn *c, int next, int *answered
         /* fall through */
     case WC_NEED_WORKER:
         *answered = 1;
-        return wc__linger_now(c, wc_conn_work(c, ctx, stopping));
+        return wc__linger_now(c, wc_conn_work(c, ctx));
     case WC_NEED_LINGER:
         return wc__drain(c);
     default:
@@ -163,7 +162,7 @@ static void wc__run(struct wc_io *io, struct wc_conn *c, int next, int go)
             go = 0;
             next = WC_NEED_CLOSE;
             if (list == WC_T_REQ || (list == WC_T_NEW && c->started)) { /* a request did not arrive */
-                next = wc__linger_now(c, wc_conn_reply(c, s->ctx, 408, 1));
+                next = wc__linger_now(c, wc_conn_reply(c, s->ctx, 408));
                 answered = 1;
             }
             continue;

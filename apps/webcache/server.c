@@ -93,6 +93,7 @@ static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
 {
     struct wc_ctx ctx = {.cfg = cfg};
     struct wc_srv s = {.ctx = &ctx, .listen_fd = listen_fd, .max_conns = cfg->max_conns};
+    ctx.stopping = &s.stopping;
     int abort_pipe[2];
     wc_stats_attach(index);
     if (wc_use_cache) {
