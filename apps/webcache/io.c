@@ -21,7 +21,8 @@
  * A held connection stays in its list, so reading a request in pieces does not restart its
  * clock; one that expires while held is taken out and marked `expired`, and its holder acts on
  * it when it parks (unless the connection has moved on to wait for something else).
- * Shutdown (srv->stopping): the listening socket is dropped, connections waiting for input or
+ * Shutdown (srv->stopping; server.c has shut the listening socket, so connects are refused):
+ * each set takes the listening socket out of its epoll set, connections waiting for input or
  * lingering are closed, responses being answered or sent finish (without keep-alive); once
  * srv->aborting is set they are closed too. A worker ends when its set holds no connection.
  */

@@ -9,7 +9,8 @@
  *
  * A server process starts --epoll-sets sets with the --threads workers spread over them; its
  * main thread only waits for SIGINT/SIGTERM (blocked in every thread, taken with sigwait). Then
- * it sets `stopping` and wakes the sets: they stop accepting, close idle and half-read
+ * it sets `stopping`, shuts the listening socket (new connections are refused, in every process
+ * at once) and wakes the sets: they stop accepting, close idle and half-read
  * connections, let the requests in flight be answered and sent (with Connection: close), and
  * their workers end when the set holds no connection. Past --shutdown-timeout it sets
  * `aborting`: the workers close everything, and the abort pipe ends man2html runs
@@ -131,11 +132,17 @@ static int wc__process(const struct wc_config *cfg, int listen_fd, int index)
                 sets);
     }
     __atomic_store_n(&s.stopping, 1, __ATOMIC_RELEASE);
+    /* New connections are refused from now on, not accepted into the backlog and reset at the
+     * exit: shutting a listening socket for reading closes it in TCP (a SYN gets a RST, the
+     * backlog is reset) for every process sharing it, while the descriptor stays valid until
+     * each set has taken it out of its epoll set (io.c) and it is closed below. */
+    shutdown(listen_fd, SHUT_RD);
     for (int i = 0; i < nio; i++)
         wc_io_wake(&io[i]);
     wc__drain(&s, io, nio, abort_pipe[1], cfg->shutdown_timeout_ms);
     for (int i = 0; i < nio; i++)
         wc_io_join(&io[i]);
+    close(listen_fd);
     wc_http_abort_fd = -1;
     close(abort_pipe[0]);
     close(abort_pipe[1]);
@@ -224,11 +231,8 @@ int wc_server_run(struct wc_config *cfg)
     }
     printf("webcache: listening on %s:%u\n", cfg->bind, cfg->port);
     fflush(stdout);
-    if (cfg->procs == 1) {
-        int rc = wc__process(cfg, fd, 0);
-        close(fd);
-        return rc;
-    }
+    if (cfg->procs == 1)
+        return wc__process(cfg, fd, 0);
     pid_t kids[64] = {0};
     for (int i = 0; i < cfg->procs; i++) {
         kids[i] = fork();

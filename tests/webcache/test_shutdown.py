@@ -10,12 +10,14 @@ flight while the signal comes, on a keep-alive connection; raw sockets on loopba
              --shutdown-timeout (5 s)
   int        the same with SIGINT
   procs      the same with --procs 2 (the parent forwards the signal)
+  refused    during that grace period a new connection is refused (the listening socket is
+             closed in every process), with --procs 1 and 2
   second     a second SIGTERM during the grace period exits at once (status 1)
   timeout    a render that outlives --shutdown-timeout 0.3: man2html is ended and the request
              answered 502 with Connection: close; the process exits 0 soon after the 0.3 s
 Before the fix of the keep-alive decision (it read the stopping flag before the handler ran)
 term/int/procs got Connection: keep-alive and then a closed socket, and timeout a 502 with
-keep-alive.
+keep-alive; before the listening socket was closed, refused's connect was accepted and reset.
 """
 import os
 import signal
@@ -160,7 +162,7 @@ def main():
         print(f"FAIL: {MAN2HTML} missing", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        run_selected((test_term, test_int, test_procs, test_second, test_timeout),
+        run_selected((test_term, test_int, test_procs, test_refused, test_second, test_timeout),
                      only, binary, tmp)
     return finish()
 
