@@ -15,6 +15,7 @@ back at every point, in an order rotated each repeat; medians. Output:
 bench/results/<date>-channels/ (summary.md, runs.csv, futex.csv, plots) unless --out."""
 import os
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -101,9 +102,7 @@ def run(argv, root):
     standalone.finish(meta, out, runs, "runs.csv")
     if futex:
         standalone.finish(meta, out, futex, "futex.csv")
-    cmd = "bin/tmkit bench channels" + (" --quick" if a.quick else f" --repeats {repeats}") + \
-        (f" --tests {a.tests}" if a.tests != "long,exchange,search" else "") + \
-        (f" --out {a.out}" if a.out else "")
+    cmd = command(a, repeats)
     from . import channels_summary
     plots, note = ([], "") if not runs else channels_summary.plots(root, out)
     channels_summary.write(os.path.join(out, "summary.md"), runs, futex, meta, date, cmd, repeats,
@@ -111,6 +110,20 @@ def run(argv, root):
                             "patterns": PATTERNS, "searchers": SEARCHERS}, plots, note)
     print(f"\nresults: {os.path.relpath(out)}/ (summary.md, runs.csv{', futex.csv' if futex else ''})")
     return 0 if all(r["status"] == "ok" for r in runs) else 1
+
+
+def command(a, repeats):
+    """The command line that repeats this run: every option given that is not a default."""
+    opts = ["--quick"] if a.quick else [f"--repeats {repeats}"]
+    if a.tests != "long,exchange,search":
+        opts.append(f"--tests {shlex.quote(a.tests)}")
+    opts += [f"--{name.replace('_', '-')} {getattr(a, name)}"
+             for name in ("iterations", "messages", "file_mb") if getattr(a, name)]
+    if a.no_strace:
+        opts.append("--no-strace")
+    if a.out:
+        opts.append(f"--out {shlex.quote(a.out)}")
+    return " ".join(["bin/tmkit bench channels"] + opts)
 
 
 def env_for(lib, runtime):
