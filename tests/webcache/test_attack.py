@@ -6,11 +6,20 @@ usage: test_attack.py BINARY [slowloris|slowread|wrk ...]
   slowloris  slowhttptest -H: 500 connections sending a header line every 2 s for 12 s
   slowread   slowhttptest -X: 500 connections pipelining 3 requests for a 200 KB page and
              reading 32 bytes a second through a 512-1024 byte window, for 12 s
-  wrk        wrk with 200 connections for 3 s: every connection served (no timeout, no
-             socket error: a connection left waiting over 2 s counts as a timeout)
+  defaults   slowloris again against the server with its default limits: the attack's
+             address gets at most --max-connections-per-client (256) connections, one more from
+             it is answered 503 with Connection: close and closed (the README's table), and the
+             probe from its own address is still served as above
+  wrk        wrk with 200 connections for 3 s, default limits: every connection served (no
+             timeout, no socket error: a connection left waiting over 2 s counts as a timeout;
+             wrk reconnects after the 100th response of a connection, which says close)
 During each attack a probe client (its own address, 127.0.0.2) asks for a cached page every
 50 ms; its median latency must stay under 50 ms and every request must succeed. The server
-runs with 2 workers and no per-client limit (the attack and the probe would share it).
+runs with 2 workers. slowloris and slowread lift the per-client limit
+(--max-connections-per-client 0) so that all 500 attack connections, from one address as
+slowhttptest sends them, reach the event loops: with the default 256 the server refuses the
+rest at accept, which tests the limit (`defaults`), not the event loops under 500 held
+connections.
 """
 import os
 import re
@@ -27,8 +36,8 @@ from test_events import check_probe, probe  # noqa: E402
 ARGS = ("--threads", "2", "--max-connections-per-client", "0")
 
 
-def attack(binary, what, cmd_of):
-    srv = Server(binary, *ARGS)
+def attack(binary, what, cmd_of, args=ARGS, during=None):
+    srv = Server(binary, *args)
     srv.get("/man/3/printf")  # cached: the probe measures the server, not man2html
     cmd = cmd_of(srv.port)
     out = []
@@ -36,7 +45,12 @@ def attack(binary, what, cmd_of):
     t = threading.Thread(target=lambda: out.append(proc.communicate()[0]))
     t.start()
     time.sleep(3)  # 500 connections at 250 per second
+    side = threading.Thread(target=during, args=(srv,)) if during else None
+    if side:
+        side.start()  # alongside the probe
     lat = probe(srv, 150, 0.05, src="127.0.0.2")
+    if side:
+        side.join()
     proc.wait(timeout=60)
     t.join()
     log = re.sub(r"\x1b\[[0-9;]*m", "", out[0] if out else "")
@@ -49,10 +63,46 @@ def attack(binary, what, cmd_of):
     srv.stop(f"{what} server")
 
 
+def slowloris(port):
+    return ["slowhttptest", "-H", "-c", "500", "-r", "250", "-i", "2", "-l", "12", "-x", "24",
+            "-p", "3", "-u", f"http://127.0.0.1:{port}/"]
+
+
 def test_slowloris(binary):
-    attack(binary, "slowloris", lambda port: [
-        "slowhttptest", "-H", "-c", "500", "-r", "250", "-i", "2", "-l", "12", "-x", "24",
-        "-p", "3", "-u", f"http://127.0.0.1:{port}/"])
+    attack(binary, "slowloris", slowloris)
+
+
+def past_limit(srv):
+    """From the attack's address (127.0.0.1): once its 256 connections are held, one more is
+    answered 503 with Connection: close and closed. (A slot may be free for a moment while
+    slowhttptest replaces a refused connection, so it asks every 0.1 s, for up to 4 s.)"""
+    seen = []
+    t_end = time.monotonic() + 4
+    while time.monotonic() < t_end:
+        c = srv.connect()
+        c.send("GET /man/3/printf HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        try:
+            st, h, _ = c.response()
+        except (EOFError, ConnectionResetError) as e:
+            st, h = f"no response ({e})", {}
+        seen.append(st)
+        if st != 200:
+            check(st == 503 and h.get("connection") == "close",
+                  f"defaults: past the limit: {st}, Connection: {h.get('connection')}, "
+                  f"expected 503 close")
+            check(c.closed_within(3), "defaults: the connection past the limit was not closed")
+            c.close()
+            print(f"defaults: one more connection from the attack's address: {st}, "
+                  f"Connection: {h.get('connection')} (after {len(seen) - 1} served)")
+            return
+        c.close()
+        time.sleep(0.1)
+    check(False, f"defaults: the attack's address was never refused: {seen}")
+
+
+def test_defaults(binary):
+    attack(binary, "slowloris, default limits", slowloris, args=("--threads", "2"),
+           during=past_limit)
 
 
 def test_slowread(binary):
@@ -63,7 +113,7 @@ def test_slowread(binary):
 
 
 def test_wrk(binary):
-    srv = Server(binary, *ARGS, "--max-keepalive-requests", "0")
+    srv = Server(binary, "--threads", "2")
     srv.get("/man/3/printf")
     r = subprocess.run(["wrk", "-t", "2", "-c", "200", "-d", "3s", "--timeout", "2s",
                         f"http://127.0.0.1:{srv.port}/man/3/printf"],
@@ -84,7 +134,7 @@ def main():
         if not shutil.which(tool):
             print(f"FAIL: {tool} not installed (scripts/deps.sh installs it)", file=sys.stderr)
             return 1
-    run_selected((test_slowloris, test_slowread, test_wrk), only, binary)
+    run_selected((test_slowloris, test_slowread, test_defaults, test_wrk), only, binary)
     return finish()
 
 
