@@ -5,8 +5,10 @@ expected file (fixture-name.expected.json); volatile data (timing, ids) is not c
 usage: check.py ROOT EXPECTED.json
 Expected keys: args (advise arguments, paths relative to ROOT), compdb (optional: write a
 compile_commands.json for these files into a scratch dir and pass -p), verify (bool),
-sections (each: function, optionally line/locks, then the fields to compare), section_count,
-lock_order ([from, to] pairs, exact set), cycles (exact), groups (function-name lists, exact),
+sections (each: function, optionally line/locks, then the fields to compare: class, status,
+irrevocable, kind, mode, colors, blockers (kind, paths, chain, hint: the keys of the first),
+suggest_has (strings the suggestion contains), patch), section_count, lock_order ([from, to] pairs,
+exact set), cycles (exact), components (connected components as function-name lists, exact),
 unbalanced (function names, exact), patch_applies (bool: `--patch` output applies with patch -p1).
 """
 import json
@@ -15,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-FIELDS = ("class", "locks", "status", "irrevocable", "kind", "mode", "group_with")
+FIELDS = ("class", "locks", "status", "irrevocable", "kind", "mode", "colors")
 
 
 def fail(msg):
@@ -57,7 +59,7 @@ def main():
     if r.returncode != exp.get("status", 0):
         fail(f"{' '.join(cmd)} exited {r.returncode}:\n{r.stderr}{r.stdout[-2000:]}")
     doc = json.loads(r.stdout)
-    if doc.get("version") != 1:
+    if doc.get("version") != 2:
         fail("missing or wrong version")
     secs = doc["sections"]
     by_id = {s["id"]: s for s in secs}
@@ -67,14 +69,17 @@ def main():
         s = match_section(secs, e)
         where = f"section {s['function']}:{s['line']}"
         for k in FIELDS:
-            if k in e and k != "group_with" and s[k] != e[k]:
+            if k in e and s[k] != e[k]:
                 fail(f"{where}: {k} is {s[k]!r}, expected {e[k]!r}")
         if "blockers" in e:
-            got = [{k: b[k] for k in ("kind", "paths", "chain") if k in e["blockers"][0]}
+            got = [{k: b[k] for k in ("kind", "paths", "chain", "hint") if k in e["blockers"][0]}
                    for b in s["blockers"]] if e["blockers"] else [b["kind"] for b in s["blockers"]]
             want = e["blockers"]
             if got != want:
                 fail(f"{where}: blockers {got}, expected {want}")
+        for part in e.get("suggest_has", []):
+            if part not in s["suggest"]:
+                fail(f"{where}: suggestion {s['suggest']!r} does not say {part!r}")
         if "patch" in e:
             p = s["patch"]
             if p.get("eligible") != (e["patch"] is not None):
@@ -89,10 +94,10 @@ def main():
             fail(f"lock order {got}, expected {sorted(exp['lock_order'])}")
     if "cycles" in exp and sorted(c["locks"] for c in doc["cycles"]) != sorted(exp["cycles"]):
         fail(f"cycles {[c['locks'] for c in doc['cycles']]}, expected {exp['cycles']}")
-    if "groups" in exp:
-        got = sorted(sorted(by_id[i]["function"] for i in g["sections"]) for g in doc["groups"])
-        if got != sorted(sorted(g) for g in exp["groups"]):
-            fail(f"groups {got}, expected {exp['groups']}")
+    if "components" in exp:
+        got = sorted(sorted(by_id[i]["function"] for i in g["sections"]) for g in doc["components"])
+        if got != sorted(sorted(g) for g in exp["components"]):
+            fail(f"components {got}, expected {exp['components']}")
     if "unbalanced" in exp and sorted(u["function"] for u in doc["unbalanced"]) != sorted(exp["unbalanced"]):
         fail(f"unbalanced {doc['unbalanced']}, expected {exp['unbalanced']}")
     if exp.get("patch_applies"):
@@ -103,7 +108,7 @@ def main():
                            capture_output=True, text=True)
         if p.returncode != 0:
             fail(f"the diff does not apply: {p.stdout}{p.stderr}")
-    print(f"ok: {len(secs)} sections, {len(doc['groups'])} groups, {len(doc['cycles'])} cycles")
+    print(f"ok: {len(secs)} sections, {len(doc['components'])} components, {len(doc['cycles'])} cycles")
 
 
 if __name__ == "__main__":

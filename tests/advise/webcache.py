@@ -93,8 +93,8 @@ def check_report(doc):
         if check(len(by_fn.get(fn, [])) == 1, f"{fn}: expected one section"):
             s = by_fn[fn][0]
             check_pure(s, f"{fn}:{s['line']}", CACHE_LOCK, "apps/webcache/cache.c")
-            groups.add(s["group"])
-    check(len(groups) == 1, f"cache sections in groups {sorted(groups)}, expected one")
+            groups.add(s["component"])
+    check(len(groups) == 1, f"cache sections in components {sorted(groups)}, expected one")
     for fn in CLIENT_OPS:
         if check(len(by_fn.get(fn, [])) == 1, f"{fn}: expected one section"):
             s = by_fn[fn][0]

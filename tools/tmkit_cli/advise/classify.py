@@ -17,6 +17,7 @@ A lock can be removed only if every section of it is rewritten: a section that m
 lock (condition-variable wait, unbalanced, shape the rewrite cannot handle, lock behind an
 unresolved pointer) keeps every lock nested with it, and every section of those locks.
 """
+from . import libc
 from . import patch as patchmod
 
 HINTS = {
@@ -36,6 +37,13 @@ HINTS = {
     "unsafe-call": "use a transaction_safe replacement (e.g. your own loop) or move it out",
     "exit": "fine on error paths: the transaction goes irrevocable only there",
 }
+
+
+def hint_of(b):
+    """The blocker's hint: its kind's, but for a libc call tmkit.h wraps, the include."""
+    if b.kind == "unsafe-call" and libc.wrapped_by_tmkit(b.what.split(":", 1)[0]):
+        return libc.TMKIT_HINT
+    return HINTS.get(b.kind, "")
 
 
 def colors(sections):
@@ -103,11 +111,12 @@ def classify(sections, groups):
     for g in groups:
         g["non_revocable"] = [i for i in g["sections"] if i in nonrev_ids]
     for s in sections:
-        s.suggest = _suggest(s, sorted(i for d in s.colors for i in cmap[d] if i in nonrev_ids and i != s.id))
+        sharing = sorted({i for d in s.colors for i in cmap[d] if i != s.id})
+        s.suggest = _suggest(s, [i for i in sharing if i in nonrev_ids], sharing)
     return cmap
 
 
-def _suggest(s, nonrev):
+def _suggest(s, nonrev, sharing):
     if s.status != "ok":
         return "keep the lock: " + "; ".join(s.problems)
     kinds = {b.kind for b, _ in s.blockers}
@@ -121,7 +130,24 @@ def _suggest(s, nonrev):
                 f"{', '.join(s.colors)} with non-revocable {ids}")
     first = s.blockers[0][0]
     where = "on every run" if s.irrevocable == "always" else "only on paths through a blocker"
-    return f"__transaction_relaxed (goes serial-irrevocable {where}, first at line {first.line})"
+    names = [b.what.split(":", 1)[0] for b, _ in s.blockers]
+    wrapped = sorted({n for (b, _), n in zip(s.blockers, names)
+                      if b.kind == "unsafe-call" and libc.wrapped_by_tmkit(n)})
+    relaxed = f"__transaction_relaxed (goes serial-irrevocable {where}, first at line {first.line})"
+    if s.colors:   # the LockSTM answer, and what --patch emits (construct_of: group-lock)
+        cols = ", ".join(s.colors)
+        text = (f"tm_group_lock({cols}) around it, as plain code: only the sections sharing {cols} "
+                f"({', '.join(f'#{i}' for i in sharing)}) wait for it; as __transaction_relaxed it "
+                f"would go serial-irrevocable {where} (first at line {first.line}) and stop every "
+                "transaction")
+    else:
+        text = relaxed
+    if wrapped and len(wrapped) == len(names):   # tmkit.h's wrappers remove every blocker
+        text += (f"; or #include <tmkit.h>, which wraps {', '.join(wrapped)}: no blocker is left "
+                 "(run tmkit advise again)")
+    elif wrapped:
+        text += f"; #include <tmkit.h> would remove the {', '.join(wrapped)} blocker(s)"
+    return text
 
 
 GROUPS_ARRAY = "tmkit_groups"

@@ -15,8 +15,8 @@ def _parser():
     p = argparse.ArgumentParser(
         prog="tmkit advise", usage=USAGE,
         description="Find the critical sections of a lock-based C program, what blocks each one "
-                    "from becoming a GCC transaction (-fgnu-tm), the lock order, lock groups and "
-                    "LockSTM classes (pure / hybrid / non-revocable); optionally rewrite them.")
+                    "from becoming a GCC transaction (-fgnu-tm), the lock order, the lock groups "
+                    "(colors) and LockSTM classes (pure / hybrid / non-revocable); optionally rewrite them.")
     p.add_argument("files", nargs="*", help="C sources (with -p: restrict the database to these)")
     p.add_argument("-p", dest="build", metavar="DIR", help="directory with compile_commands.json")
     p.add_argument("--compdb", metavar="FILE", help="a compile_commands.json")

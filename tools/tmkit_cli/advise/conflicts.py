@@ -1,5 +1,6 @@
 """LockSTM's conflict graph: sections that may touch common shared memory (one of them writing)
-are connected; lock groups are its connected components. An access through a function
+are connected; the report's components are its connected components (not lock groups: those are
+classify.py's colors). An access through a function
 pointer ('?') conflicts with everything."""
 
 
@@ -16,7 +17,8 @@ def conflicts(a, b):
 
 
 def groups(sections):
-    """Assign s.group (1-based) to every section; return the group list for the report."""
+    """Assign s.group (1-based component number) to every section; return the components for
+    the report."""
     parent = list(range(len(sections)))
 
     def find(i):

@@ -29,6 +29,13 @@ fstat lstat opendir readdir closedir getline getdelim gzread gzwrite gzopen gzcl
 clock_nanosleep sched_yield kill raise signal sigaction""".split())
 EXIT = {"exit", "_exit", "_Exit", "quick_exit", "__assert_fail", "__assert_perror_fail",
         "__assert", "err", "errx", "verr", "verrx", "longjmp", "siglongjmp", "__stack_chk_fail"}
+# What include/tmkit.h wraps (tmkit/libc.h's "Covered" list, docs/libc.md): inside transactions
+# GCC calls the wrapper instead, so with the header included these calls are no blockers
+# (program.py sees the wrappers); without it, the blocker says to include it.
+# tests/advise/libc_list.py checks this list against the wrappers the header declares.
+TMKIT_WRAPS = set("""memcmp memchr strlen strnlen strcmp strncmp strcasecmp strncasecmp strchr strrchr
+strstr strspn strcspn strcpy strncpy strcat strncat stpcpy strdup strndup strtol strtoul strtoll
+strtoull atoi atol atoll snprintf vsnprintf qsort bsearch toupper tolower""".split())
 CONDVAR_SIGNAL = {"pthread_cond_signal", "pthread_cond_broadcast", "cnd_signal", "cnd_broadcast"}
 THREADS_PREFIX = ("pthread_", "sem_", "mtx_", "cnd_", "thrd_")
 
@@ -56,4 +63,21 @@ def classify(name, is_const):
         return ("io", f"{name}: I/O or system call")
     if b.startswith(THREADS_PREFIX):
         return ("pthread", f"{name}: thread library call")
+    if _plain(b) in TMKIT_WRAPS:
+        return ("unsafe-call", f"{name}: not transaction_safe for GCC; #include <tmkit.h> makes "
+                               "it safe (its transaction-safe libc wraps it, docs/libc.md)")
     return ("unsafe-call", f"{name}: no source and not transaction_safe for GCC")
+
+
+def _plain(name):
+    """__builtin_strlen -> strlen."""
+    return name[len("__builtin_"):] if name.startswith("__builtin_") else name
+
+
+def wrapped_by_tmkit(name):
+    """True when include/tmkit.h has a transaction-safe wrapper for this libc function."""
+    return _plain(base_name(name)) in TMKIT_WRAPS
+
+
+TMKIT_HINT = ("#include <tmkit.h>: its transaction-safe libc wraps this call (docs/libc.md), "
+              "and the section needs no serialization for it")

@@ -1,10 +1,11 @@
 """The report: one JSON document (schema in docs/advise.md) and a text rendering of it."""
-from .classify import HINTS
+from .classify import hint_of
 from .nesting import lock_names
 from .program import display
 from .sections import exits_info
 
-VERSION = 1
+VERSION = 2  # 2 (2026-11-26): the connected components are 'component'/'components'
+            # (they were 'group'/'groups', which read like lock groups)
 
 
 def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
@@ -42,7 +43,7 @@ def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
         "lock_order": [{"from": a, "to": b, "sites": sites} for (a, b), sites in sorted(edges.items())],
         "cycles": [{"locks": c, "note": "potential deadlock" if len(c) > 1 else
                     "lock nested inside itself: two instances, or a self-deadlock"} for c in cycles],
-        "groups": groups,
+        "components": groups,
         "timing": {k: round(v, 3) for k, v in timing.items()},
     }
 
@@ -59,13 +60,13 @@ def _section(s):
         "exits": exits_info(s),
         "status": s.status, "problems": s.problems,
         "blockers": [{"kind": b.kind, "what": b.what, "file": display(b.file), "line": b.line,
-                      "chain": b.chain, "paths": paths, "hint": HINTS.get(b.kind, "")}
+                      "chain": b.chain, "paths": paths, "hint": hint_of(b)}
                      for b, paths in s.blockers],
         "irrevocable": s.irrevocable,
         "reads": sorted(k for k, m in s.accesses.items() if "r" in m),
         "writes": sorted(k for k, m in s.accesses.items() if "w" in m),
         "acquires": sorted(s.acquires),
-        "group": s.group, "colors": s.colors, "class": s.cls, "suggest": s.suggest,
+        "component": s.group, "colors": s.colors, "class": s.cls, "suggest": s.suggest,
         "patch": {k: v for k, v in (s.patch or {}).items() if k != "edits"},
     }
     if getattr(s, "verify", None):
@@ -89,7 +90,8 @@ def to_text(doc, out):
     for s in doc["sections"]:
         w(f"\n#{s['id']} {s['class']:<13} {s['function']}  {s['file']}:{s['lines'][0]}-{s['lines'][1]}"
           f"  lock {', '.join(s['locks'])} ({s['kind']}{', ' + s['mode'] if s['mode'] not in (None, 'exclusive') else ''}"
-          f"{', via ' + s['acquire']['via'] if s['acquire']['via'] else ''})  group {s['group']}\n")
+          f"{', via ' + s['acquire']['via'] if s['acquire']['via'] else ''})  component {s['component']}"
+          f"{'  colors ' + ', '.join(s['colors']) if s['colors'] else ''}\n")
         if s["status"] != "ok":
             w(f"    {s['status']}: {'; '.join(s['problems'])}\n")
         for b in s["blockers"]:
@@ -118,10 +120,11 @@ def to_text(doc, out):
     w("Cycles: " + ("none\n" if not doc["cycles"] else "\n"))
     for c in doc["cycles"]:
         w(f"  {' <-> '.join(c['locks'])}: {c['note']}\n")
-    w("\nGroups (sections that may touch common shared memory)\n")
-    for g in doc["groups"]:
+    w("\nComponents (sections that may touch common shared memory, directly or through others; "
+      "not lock groups: those are the colors)\n")
+    for g in doc["components"]:
         nr = g["non_revocable"]
-        w(f"  group {g['id']}: sections {', '.join('#%d' % i for i in g['sections'])}; locks "
+        w(f"  component {g['id']}: sections {', '.join('#%d' % i for i in g['sections'])}; locks "
           f"{', '.join(g['locks'])}; shared {', '.join(g['shared'][:8]) or '-'}"
           f"{' ...' if len(g['shared']) > 8 else ''}"
           f"{'; non-revocable ' + ', '.join('#%d' % i for i in nr) if nr else ''}\n")
