@@ -22,6 +22,13 @@
  *                                      which goes irrevocable at the builtin)
  *   ref-nested-in / ref-nested-out     a small __transaction_atomic of its own (nested inside)
  *   ref-atomic-in / ref-atomic-out     tm_atomic_fetch_add
+ * lock groups (include/tmkit/group.h, docs/groups.md), one group, no other thread:
+ *   group-enter   tm_group_enter, a transaction of one write, tm_group_exit (a hybrid section)
+ *   group-lock    tm_group_lock, one plain write, tm_group_unlock (a non-revocable section)
+ * and the transaction-safe libc (include/tmkit/libc.h, docs/libc.md: GCC calls tmkit.h's
+ * wrapper inside the transaction, libc outside it):
+ *   strlen-64     strlen of a shared 64-byte string
+ *   snprintf      snprintf(buf, 64, "%d %s", i, name) into a shared buffer (name: 8 bytes)
  * Output: `bench=costs op=OP n=N ns_per_op=X ok=1`. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -34,6 +41,8 @@ static long word, words[16], refs;
 static volatile long sink;
 static tm_counter_t counter = TM_COUNTER_INITIALIZER;
 static void *block;
+static tm_group_t group = TM_GROUP_INITIALIZER;
+static char str64[65], name8[9] = "costs-op", buf64[64];
 
 __attribute__((noinline, transaction_safe)) static void nested_flat(void)
 {
@@ -169,6 +178,33 @@ static int run(const char *op, long n)
     } else if (!strcmp(op, "ref-atomic-out")) {
         for (long i = 0; i < n; i++)
             tm_atomic_fetch_add(&refs, 1);
+    } else if (!strcmp(op, "group-enter")) {
+        for (long i = 0; i < n; i++) {
+            tm_group_enter(&group);
+            __transaction_atomic { word = i; }
+            tm_group_exit(&group);
+        }
+    } else if (!strcmp(op, "group-lock")) {
+        for (long i = 0; i < n; i++) {
+            tm_group_lock(&group);
+            word = i;
+            tm_group_unlock(&group);
+        }
+    } else if (!strcmp(op, "strlen-64")) {
+        memset(str64, 'a', 64);
+        long s = 0;
+        for (long i = 0; i < n; i++)
+            __transaction_atomic { s += (long)strlen(str64); }
+        if (s != 64 * n)
+            return 0;
+    } else if (!strcmp(op, "snprintf")) {
+        long s = 0;
+        for (long i = 0; i < n; i++)
+            __transaction_atomic { s += snprintf(buf64, sizeof buf64, "%d %s", (int)i, name8); }
+        char want[64];
+        snprintf(want, sizeof want, "%d %s", (int)(n - 1), name8);
+        if (s <= 0 || strcmp(buf64, want))
+            return 0;
     } else {
         fprintf(stderr, "costs: unknown --op %s\n", op);
         exit(2);

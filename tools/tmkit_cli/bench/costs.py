@@ -4,8 +4,9 @@ build/bin/costs with different counts, divided by the difference, so start-up ca
 nanoseconds (the median of --repeats timed runs). The operations are bench/programs/costs.c's:
 an empty transaction, one read, one write, nested transactions (flattened, closed), a commit
 handler, malloc/free, the retry loop, tm_counter_add, tm_atomic_* in and out of transactions,
-a serial-irrevocable switch, and a reference count kept three ways inside a larger transaction
-and outside one. Output: bench/results/<date>-costs/ (summary.md, costs.csv) unless --out."""
+a serial-irrevocable switch, a reference count kept three ways inside a larger transaction
+and outside one, a lock group entered around a transaction or locked around plain code, and
+tmkit.h's strlen and snprintf wrappers inside a transaction. Output: bench/results/<date>-costs/ (summary.md, costs.csv) unless --out."""
 import os
 import statistics
 import subprocess
@@ -35,6 +36,10 @@ OPS = [
     ("ref-relaxed-out", "refcount, plain code: __atomic builtin"),
     ("ref-nested-out", "refcount, plain code: its own __transaction_atomic"),
     ("ref-atomic-out", "refcount, plain code: tm_atomic_fetch_add"),
+    ("group-enter", "tm_group_enter + one-write txn + tm_group_exit"),
+    ("group-lock", "tm_group_lock + plain write + tm_group_unlock"),
+    ("strlen-64", "strlen of 64 bytes (tmkit.h wrapper in the txn)"),
+    ("snprintf", "snprintf \"%d %s\" (tmkit.h wrapper in the txn)"),
 ]
 ALGOS = ["adaptive", "serialirr", "gl_wt", "norec", "orec_lazy", "orec_eager"]
 N_TIME, N_CG = (2000000, (2000, 12000))
