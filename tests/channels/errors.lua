@@ -1,5 +1,9 @@
--- An error in one process is reported and ends only that process; bad arguments raise Lua
--- errors; conditions of the run answer nil and a message.
+-- An error in one process is reported on stderr (checked by stderr.sh against the lines
+-- below) and ends only that process; bad arguments raise Lua errors; conditions of the run
+-- answer nil and a message.
+-- stderr: ^channels: error in Lua process: \(luaproc code\):1: boom 2$
+-- stderr: ^channels: error in Lua process: \(luaproc code\):1: boom 4$
+-- stderr: ^channels: error in Lua process: \(error object is not a string\)$
 luaproc.setnumworkers(3)
 luaproc.newchannel("out")
 for i = 1, 5 do
@@ -11,6 +15,8 @@ end
 local sum = 0
 for _, r in ipairs(collect("out", 3)) do sum = sum + r[1] end
 check(sum == 1 + 3 + 5, "the processes that did not fail: " .. sum)
+-- an error object that is not a string is reported too
+luaproc.newproc([[ error({}) ]])
 -- a process after the failures still runs
 luaproc.newproc([[ luaproc.send("out", "alive") ]])
 check(luaproc.receive("out") == "alive", "a process after the failed ones")
