@@ -15,8 +15,9 @@
  *   memcmp memchr strlen strnlen strcmp strncmp strcasecmp strncasecmp strchr strrchr strstr
  *   strspn strcspn strcpy strncpy strcat strncat stpcpy strdup strndup
  *   strtol strtoul strtoll strtoull atoi atol atoll
- *   snprintf vsnprintf (every conversion but %n and positional %1$ arguments: those, rare in
- *   practice, make the transaction irrevocable first and then call glibc)
+ *   snprintf vsnprintf (our formatter for d i u o x X c s p %; floating point, ' and %lc by glibc
+ *   on the value; %n, %m, %ls and positional %1$ arguments, rare in practice, make the
+ *   transaction irrevocable first and then call glibc)
  *   qsort bsearch (with a transaction_safe comparator: its transactional clone is called)
  *   the <ctype.h> classifications and toupper/tolower (glibc's table lookups)
  * Left out (docs/libc.md says why): sprintf (unbounded, use snprintf), strtok (hidden state),
@@ -33,6 +34,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -242,8 +244,9 @@ TMKIT_WRAPPER char *tmkit_tx_strndup(const char *s, size_t n)
 TMKIT_WRAPPER char *tmkit_tx_strdup(const char *) TMKIT_WRAP(strdup);
 TMKIT_WRAPPER char *tmkit_tx_strdup(const char *s) { return tmkit_tx_strndup(s, SIZE_MAX); }
 
-#include "libc_fmt.h"  /* numbers, snprintf */
-#include "libc_sort.h" /* qsort/bsearch, ctype */
+#include "libc_printf.h" /* snprintf's conversions */
+#include "libc_fmt.h"    /* numbers, snprintf */
+#include "libc_sort.h"   /* qsort/bsearch, ctype */
 
 #ifdef __cplusplus
 }

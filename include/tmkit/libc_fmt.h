@@ -1,5 +1,6 @@
 /* tmkit/libc_fmt.h — the number and formatting parts of the transaction-safe libc (included
- * by tmkit/libc.h, which explains the scheme; sorting and ctype: tmkit/libc_sort.h). */
+ * by tmkit/libc.h, which explains the scheme; snprintf's conversions: tmkit/libc_printf.h;
+ * sorting and ctype: tmkit/libc_sort.h). */
 #ifndef TMKIT_LIBC_FMT_H
 #define TMKIT_LIBC_FMT_H
 
@@ -53,161 +54,173 @@ TMKIT_WRAPPER long tmkit_tx_atol(const char *s) { return tmkit_tx_strtol(s, NULL
 TMKIT_WRAPPER long long tmkit_tx_atoll(const char *) TMKIT_WRAP(atoll);
 TMKIT_WRAPPER long long tmkit_tx_atoll(const char *s) { return tmkit_tx_strtoll(s, NULL, 10); }
 
-/* ---- snprintf: each conversion is formatted by glibc into a local buffer, its %s argument
- * first copied out of the transaction; the output goes into the transaction ---- */
+/* ---- snprintf: the format walked here, each conversion formatted by tmkit/libc_printf.h,
+ * the output into the transaction ---- */
 
-typedef struct {
-    tmkit__wr w;
-    size_t room;  /* bytes snprintf may still store, the NUL included */
-    size_t total; /* bytes the whole output would have */
-} tmkit__out;
-
-TMKIT_PURE void tmkit__emit(tmkit__out *o, const char *p, size_t n)
+/* A number in the format (a width or a precision); -1 past INT_MAX (glibc's EOVERFLOW). */
+TMKIT_PURE int tmkit__fmtnum(const char **f)
 {
-    for (size_t i = 0; i < n; i++, o->total++)
-        if (o->room > 1) {
-            tmkit__put(&o->w, p[i]);
-            o->room--;
-        }
+    long v = 0;
+    for (; **f >= '0' && **f <= '9'; (*f)++)
+        if ((v = v * 10 + (**f - '0')) > INT_MAX)
+            return -1;
+    return (int)v;
 }
 
-/* Formats one conversion spec[] with its argument into o; a string argument str was copied. */
-#define TMKIT__ONE(o, spec, ...)                                                            \
-    do {                                                                                    \
-        char tmkit__b[512];                                                                 \
-        int tmkit__k = snprintf(tmkit__b, sizeof tmkit__b, spec, __VA_ARGS__);              \
-        if (tmkit__k >= (int)sizeof tmkit__b) { /* long: format it again on the heap */     \
-            char *tmkit__h = (char *)malloc((size_t)tmkit__k + 1);                          \
-            if (!tmkit__h)                                                                  \
-                return -1;                                                                  \
-            snprintf(tmkit__h, (size_t)tmkit__k + 1, spec, __VA_ARGS__);                    \
-            tmkit__emit(o, tmkit__h, (size_t)tmkit__k);                                     \
-            free(tmkit__h);                                                                 \
-        } else if (tmkit__k > 0) {                                                          \
-            tmkit__emit(o, tmkit__b, (size_t)tmkit__k);                                     \
-        }                                                                                   \
-    } while (0)
-
-/* The formatter; -2: a conversion it does not take (%n, positional arguments). */
+/* The formatter: 0; -1 (errno set) on glibc's errors; -2: a conversion it does not take (%n,
+ * %m, %ls, positional arguments, widths past INT_MAX), for glibc to do irrevocably. */
 TMKIT_PURE int tmkit__vformat(tmkit__out *o, const char *f, va_list ap)
 {
-    while (*f) {
-        if (*f != '%') {
-            const char *q = f;
-            while (*q && *q != '%')
-                q++;
-            tmkit__emit(o, f, (size_t)(q - f));
-            f = q;
-            continue;
+    for (;;) {
+        const char *q = f;
+        while (*q && *q != '%')
+            q++;
+        tmkit__emit(o, f, (size_t)(q - f));
+        if (!*q)
+            return 0;
+        f = q + 1;
+        /* % flags width .precision length conversion, with * taken from the arguments */
+        tmkit__spec sp = {0, 0, -1};
+        for (;; f++) {
+            const char *at = strchr("-+ #0'", *f);
+            if (!*f || !at)
+                break;
+            sp.flags |= 1u << (at - "-+ #0'");
         }
-        /* spec: % flags width .precision length conversion, with * taken from the arguments */
-        char spec[32];
-        size_t k = 0;
-        int width = 0, prec = -1, has_w = 0, has_p = 0;
-        spec[k++] = *f++;
-        while (*f && strchr("-+ #0'", *f) && k < 8)
-            spec[k++] = *f++;
         if (*f == '*') {
-            width = va_arg(ap, int);
-            has_w = 1;
-            spec[k++] = '*';
-            f++;
+            int w = va_arg(ap, int);
+            if (*++f >= '0' && *f <= '9')
+                return -2; /* *1$ */
+            if (w < 0) {
+                if (w == INT_MIN)
+                    return -2;
+                sp.flags |= TMKIT__LEFT; /* a negative * width is the - flag */
+                w = -w;
+            }
+            sp.width = (size_t)w;
         } else {
-            while (*f >= '0' && *f <= '9' && k < 16)
-                spec[k++] = *f++;
+            int w = tmkit__fmtnum(&f);
+            if (w < 0 || *f == '$')
+                return -2;
+            sp.width = (size_t)w;
         }
-        if (*f == '$')
-            return -2;
         if (*f == '.') {
-            spec[k++] = *f++;
-            if (*f == '*') {
-                prec = va_arg(ap, int);
-                has_p = 1;
-                spec[k++] = '*';
-                f++;
-            } else {
-                prec = 0;
-                while (*f >= '0' && *f <= '9' && k < 24)
-                    prec = prec * 10 + (*f - '0'), spec[k++] = *f++;
+            if (*++f == '*') {
+                int p = va_arg(ap, int);
+                if (*++f >= '0' && *f <= '9')
+                    return -2;
+                sp.prec = p < 0 ? -1 : p; /* a negative * precision is none */
+            } else if ((sp.prec = tmkit__fmtnum(&f)) < 0) {
+                return -2;
             }
         }
-        int len = 0; /* 0 int, 1 hh, 2 h, 3 l, 4 ll, 5 z, 6 j, 7 t, 8 L */
-        if (*f == 'h' && f[1] == 'h') len = 1, spec[k++] = *f++, spec[k++] = *f++;
-        else if (*f == 'h') len = 2, spec[k++] = *f++;
-        else if (*f == 'l' && f[1] == 'l') len = 4, spec[k++] = *f++, spec[k++] = *f++;
-        else if (*f == 'l') len = 3, spec[k++] = *f++;
-        else if (*f == 'z') len = 5, spec[k++] = *f++;
-        else if (*f == 'j') len = 6, spec[k++] = *f++;
-        else if (*f == 't') len = 7, spec[k++] = *f++;
-        else if (*f == 'L' || *f == 'q') len = 8, spec[k++] = *f++;
+        int len = 0; /* 0 none, 1 hh, 2 h, 3 l, 4 ll, 5 z, 6 j, 7 t, 8 L or q */
+        if (*f == 'h')
+            len = f[1] == 'h' ? (f++, 1) : 2;
+        else if (*f == 'l')
+            len = f[1] == 'l' ? (f++, 4) : 3;
+        else if (*f && strchr("zjtLq", *f))
+            len = (int)(strchr("zjtLq", *f) - "zjtLq") + 5 - (*f == 'q');
+        if (len)
+            f++;
         char conv = *f ? *f++ : 0;
-        spec[k++] = conv;
-        spec[k] = 0;
-        /* The argument's value, then formatted with the same spec (with its * resolved by
-         * passing the taken values back in the same order). */
-#define TMKIT__FMT(x)                                                                       \
-        do {                                                                                \
-            if (has_w && has_p) TMKIT__ONE(o, spec, width, prec, x);                        \
-            else if (has_w) TMKIT__ONE(o, spec, width, x);                                  \
-            else if (has_p) TMKIT__ONE(o, spec, prec, x);                                   \
-            else TMKIT__ONE(o, spec, x);                                                    \
-        } while (0)
+        if (sp.flags & TMKIT__PLUS)
+            sp.flags &= ~TMKIT__SPACE; /* + overrides space */
+        tmkit__val v;
         switch (conv) {
-        case 'd': case 'i':
-            if (len == 3) TMKIT__FMT(va_arg(ap, long));
-            else if (len == 4) TMKIT__FMT(va_arg(ap, long long));
-            else if (len == 5) TMKIT__FMT(va_arg(ap, ssize_t));
-            else if (len == 6) TMKIT__FMT(va_arg(ap, intmax_t));
-            else if (len == 7) TMKIT__FMT(va_arg(ap, ptrdiff_t));
-            else TMKIT__FMT(va_arg(ap, int)); /* hh and h were promoted to int */
+        case 'd': case 'i': {
+            long long x;
+            switch (len) {
+            case 1: x = (signed char)va_arg(ap, int); break;
+            case 2: x = (short)va_arg(ap, int); break;
+            case 3: x = va_arg(ap, long); break;
+            case 4: case 8: x = va_arg(ap, long long); break;
+            case 5: x = va_arg(ap, ssize_t); break;
+            case 6: x = va_arg(ap, intmax_t); break;
+            case 7: x = va_arg(ap, ptrdiff_t); break;
+            default: x = va_arg(ap, int);
+            }
+            if (sp.flags & TMKIT__GROUP) {
+                v.ll = x;
+                if (tmkit__glibc(o, &sp, conv, "ll", TMKIT__LLONG, v))
+                    return -1;
+                break;
+            }
+            char sign = x < 0 ? '-' : sp.flags & TMKIT__PLUS ? '+' : sp.flags & TMKIT__SPACE ? ' ' : 0;
+            tmkit__int(o, &sp, x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x, sign, 'd');
             break;
-        case 'u': case 'o': case 'x': case 'X':
-            if (len == 3) TMKIT__FMT(va_arg(ap, unsigned long));
-            else if (len == 4) TMKIT__FMT(va_arg(ap, unsigned long long));
-            else if (len == 5) TMKIT__FMT(va_arg(ap, size_t));
-            else if (len == 6) TMKIT__FMT(va_arg(ap, uintmax_t));
-            else if (len == 7) TMKIT__FMT(va_arg(ap, ptrdiff_t));
-            else TMKIT__FMT(va_arg(ap, unsigned int));
+        }
+        case 'u': case 'o': case 'x': case 'X': {
+            unsigned long long x;
+            switch (len) {
+            case 1: x = (unsigned char)va_arg(ap, unsigned); break;
+            case 2: x = (unsigned short)va_arg(ap, unsigned); break;
+            case 3: x = va_arg(ap, unsigned long); break;
+            case 4: case 8: x = va_arg(ap, unsigned long long); break;
+            case 5: x = va_arg(ap, size_t); break;
+            case 6: x = va_arg(ap, uintmax_t); break;
+            case 7: x = (unsigned long long)va_arg(ap, ptrdiff_t); break;
+            default: x = va_arg(ap, unsigned);
+            }
+            if (conv == 'u' && (sp.flags & TMKIT__GROUP)) {
+                v.ll = (long long)x;
+                if (tmkit__glibc(o, &sp, conv, "ll", TMKIT__LLONG, v))
+                    return -1;
+                break;
+            }
+            tmkit__int(o, &sp, x, 0, conv); /* no sign: + and space do nothing */
             break;
+        }
+        case 'p': {
+            const void *p = va_arg(ap, const void *);
+            if (!p) {
+                tmkit__field(o, &sp, "(nil)", NULL, 5);
+                break;
+            }
+            sp.flags |= TMKIT__ALT; /* like %#lx, but + and space apply (glibc) */
+            tmkit__int(o, &sp, (uintptr_t)p, sp.flags & TMKIT__PLUS ? '+' : sp.flags & TMKIT__SPACE ? ' ' : 0, 'x');
+            break;
+        }
         case 'c':
-            TMKIT__FMT(va_arg(ap, int));
-            break;
-        case 'p':
-            TMKIT__FMT(va_arg(ap, void *));
-            break;
-        case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
-            if (len == 8) TMKIT__FMT(va_arg(ap, long double));
-            else TMKIT__FMT(va_arg(ap, double));
+            if (len == 3) { /* %lc: the locale's multibyte character */
+                v.wc = va_arg(ap, unsigned);
+                if (tmkit__glibc(o, &sp, conv, "l", TMKIT__WINT, v))
+                    return -1;
+                break;
+            }
+            {
+                char c = (char)va_arg(ap, int);
+                tmkit__field(o, &sp, &c, NULL, 1);
+            }
             break;
         case 's': {
             const char *s = va_arg(ap, const char *);
             if (len == 3)
                 return -2; /* %ls: wide strings are not taken */
-            if (!s) {
-                TMKIT__FMT((const char *)NULL); /* glibc prints (null) */
-                break;
-            }
-            /* the string's bytes that can be printed: up to the precision, or the NUL */
-            size_t n = tmkit_tx_strnlen(s, prec >= 0 ? (size_t)prec : SIZE_MAX);
-            char small[256], *copy = n < sizeof small ? small : (char *)malloc(n + 1);
-            if (!copy)
-                return -1;
-            tmkit__read_block(copy, s, n);
-            copy[n] = 0;
-            TMKIT__FMT(copy);
-            if (copy != small)
-                free(copy);
+            if (!s) /* glibc: "(null)" if the precision lets all of it through, else nothing */
+                tmkit__field(o, &sp, "(null)", NULL, sp.prec < 0 || sp.prec >= 6 ? 6 : 0);
+            else /* read through the transaction: its length, then its bytes */
+                tmkit__field(o, &sp, NULL, s, tmkit_tx_strnlen(s, sp.prec < 0 ? SIZE_MAX : (size_t)sp.prec));
             break;
         }
-        case '%':
+        case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+            if (len == 4 || len == 8) { /* glibc takes %llf as %Lf */
+                v.ld = va_arg(ap, long double);
+                if (tmkit__glibc(o, &sp, conv, "L", TMKIT__LDOUBLE, v))
+                    return -1;
+            } else {
+                v.d = va_arg(ap, double);
+                if (tmkit__glibc(o, &sp, conv, "", TMKIT__DOUBLE, v))
+                    return -1;
+            }
+            break;
+        case '%': /* glibc prints it whatever the flags and width */
             tmkit__emit(o, "%", 1);
             break;
-        default: /* %n, %m, unknown: let glibc have the whole thing, irrevocably */
+        default: /* %n, %m, %C, %S, unknown: let glibc have the whole thing, irrevocably */
             return -2;
         }
-#undef TMKIT__FMT
     }
-    return 0;
 }
 
 TMKIT_WRAPPER int tmkit_tx_vsnprintf(char *, size_t, const char *, va_list) TMKIT_WRAP(vsnprintf);
@@ -231,7 +244,7 @@ TMKIT_WRAPPER int tmkit_tx_vsnprintf(char *d, size_t n, const char *f, va_list a
     tmkit__flush(&o.w);
     if (n)
         tmkit__write_block(o.w.dst, "", 1);
-    return o.total > INT32_MAX ? (errno = EOVERFLOW, -1) : (int)o.total;
+    return o.total > INT_MAX ? (errno = EOVERFLOW, -1) : (int)o.total;
 }
 
 TMKIT_WRAPPER int tmkit_tx_snprintf(char *, size_t, const char *, ...) TMKIT_WRAP(snprintf);
