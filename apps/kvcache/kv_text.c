@@ -179,7 +179,7 @@ static int kv_dispatch(struct kv_conn *c, struct kv_line *l)
     uint64_t u;
     if ((!strcmp(cmd, "get") || !strcmp(cmd, "gets")) && n >= 2) {
         kv_cmd_get(c, l, 1, cmd[3] == 's', 0, 0);
-    } else if ((!strcmp(cmd, "gat") || !strcmp(cmd, "gats")) && n >= 3) {
+    } else if ((!strcmp(cmd, "gat") || !strcmp(cmd, "gats")) && n >= 2) { /* no key: END */
         if (!kv_parse_i64s(l->tok[1], &t))
             kv_outs(c, "CLIENT_ERROR invalid exptime argument\r\n");
         else
@@ -199,14 +199,15 @@ static int kv_dispatch(struct kv_conn *c, struct kv_line *l)
     } else if ((!strcmp(cmd, "incr") || !strcmp(cmd, "decr")) && (n == 3 || n == 4)) {
         kv_cmd_delta(c, l, cmd[0] == 'i');
     } else if (!strcmp(cmd, "delete") && n >= 2 && n <= 4) {
-        int noreply = !strcmp(l->tok[n - 1], "noreply");
-        if (n > 3 || (n == 3 && !noreply && strcmp(l->tok[2], "0")) ||
-            (n == 4 && (strcmp(l->tok[2], "0") || !noreply))) {
-            kv_outs(c, "CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]\r\n");
+        /* delete <key> [0] [noreply]: the old hold time is accepted only as 0; as in memcached,
+         * a trailing noreply silences even the usage error */
+        c->noreply = n >= 3 && !strcmp(l->tok[n - 1], "noreply");
+        int zero = n >= 3 && !strcmp(l->tok[2], "0");
+        if ((n == 3 && !zero && !c->noreply) || (n == 4 && !(zero && c->noreply))) {
+            kv_reply(c, "CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]");
         } else if (l->len[1] > KV_KEY_MAX) {
-            kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
+            kv_reply(c, "CLIENT_ERROR bad command line format");
         } else {
-            c->noreply = noreply;
             int res = kv_delete(l->tok[1], l->len[1]);
             kv_tstat_add(c->stats, res == KV_DELETED ? KV_TS_delete_hits : KV_TS_delete_misses, 1);
             kv_reply(c, res == KV_DELETED ? "DELETED" : "NOT_FOUND");

@@ -18,7 +18,8 @@ void kv_cmd_store(struct kv_conn *c, struct kv_line *l, enum kv_store_op op)
     uint64_t flags, bytes, cas = 0;
     int64_t exptime;
     c->noreply = l->n == want + 1 && !strcmp(l->tok[want], "noreply");
-    if (l->len[1] > KV_KEY_MAX || !kv_parse_u64s(l->tok[2], &flags) || flags > UINT32_MAX ||
+    /* flags: any 64-bit number, of which the low 32 bits are kept, as memcached 1.4-1.6 do */
+    if (l->len[1] > KV_KEY_MAX || !kv_parse_u64s(l->tok[2], &flags) ||
         !kv_parse_i64s(l->tok[3], &exptime) || !kv_parse_u64s(l->tok[4], &bytes) ||
         bytes > INT32_MAX || (op == KV_CAS && !kv_parse_u64s(l->tok[5], &cas)) ||
         (l->n == want + 1 && !c->noreply)) {

@@ -2,9 +2,9 @@
 
     python test_differential.py SERVER [SEEDS]
 
-Random text-protocol commands (storage with flags and exptimes, cas with guessed ids, get/gets/
-gat/gats on several keys, delete, incr/decr on numbers, padded numbers and non-numbers, touch,
-noreply, a 250-byte key, 3000-byte values) on a few keys, one command at a time, each followed
+Random text-protocol commands (storage with flags up to 2^37 and exptimes, cas with guessed ids,
+get/gets/gat/gats on several keys or none, delete with the old hold time and noreply, incr/decr on
+numbers, padded numbers and non-numbers, touch, noreply, a 250-byte key, 3000-byte values) on a few keys, one command at a time, each followed
 by `version` as a marker; both servers' answers must be identical, byte for byte, except the CAS
 ids in gets/gats (normalized) and the version string. No command depends on real time passing
 (memcached's clock ticks once a second, so expiry at the boundaries is not comparable), and
@@ -29,7 +29,7 @@ def gen(rnd, n):
                          "incr", "decr", "touch", "gat", "gats", "noreply", "num"])
         v = rnd.choice([b"", b"1", b"12", b"abc", b"99999999999999999999", b"18446744073709551615", b"x" * 3000, b"7 "])
         if op in ("set", "add", "replace", "append", "prepend"):
-            out.append(b"%s %s %d %d %d\r\n%s\r\n" % (op.encode(), k.encode(), rnd.choice([0, 1, 4294967295]), rnd.choice([0, 0, 1000]), len(v), v))
+            out.append(b"%s %s %d %d %d\r\n%s\r\n" % (op.encode(), k.encode(), rnd.choice([0, 1, 4294967295, 4294967296, 99999999999]), rnd.choice([0, 0, 1000]), len(v), v))
         elif op == "noreply":
             out.append(b"set %s 0 0 %d noreply\r\n%s\r\n" % (k.encode(), len(v), v))
         elif op == "num":
@@ -39,9 +39,11 @@ def gen(rnd, n):
         elif op in ("get", "gets"):
             out.append(b"%s %s %s\r\n" % (op.encode(), k.encode(), rnd.choice(keys).encode()))
         elif op in ("gat", "gats"):
-            out.append(b"%s %d %s\r\n" % (op.encode(), rnd.choice([0, 100, 1000]), k.encode()))
+            key = b"" if rnd.random() < 0.1 else b" " + k.encode()  # no key: just END
+            out.append(b"%s %d%s\r\n" % (op.encode(), rnd.choice([0, 100, 1000]), key))
         elif op == "delete":
-            out.append(b"delete %s\r\n" % k.encode())
+            out.append(b"delete %s%s\r\n" % (k.encode(), rnd.choice(
+                [b"", b"", b" 0", b" noreply", b" 0 noreply", b" 1 noreply", b" 1", b" 0 x"])))
         elif op in ("incr", "decr"):
             out.append(b"%s %s %s\r\n" % (op.encode(), k.encode(), rnd.choice([b"1", b"0", b"18446744073709551615", b"5"])))
         elif op == "touch":

@@ -128,6 +128,28 @@ def errors(port):
     F.eq(raw(port, b"delete x 5\r\n", b"\r\n"),
          b"CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]\r\n",
          "delete with a time")
+    # delete's old hold time: only 0, and a trailing noreply silences even the usage error
+    for line, want, kept in ((b"delete d 0 noreply", b"", False), (b"delete d noreply", b"", False),
+                             (b"delete d 0", b"DELETED\r\n", False),
+                             (b"delete d 1 noreply", b"", True),
+                             (b"delete d 0 x", b"CLIENT_ERROR bad command line format.  Usage: "
+                              b"delete <key> [noreply]\r\n", True)):
+        got = raw(port, b"set d 0 0 1\r\nd\r\n" + line + b"\r\nget d\r\n", b"END\r\n")
+        F.eq(got, b"STORED\r\n" + want + (b"VALUE d 0 1\r\nd\r\n" if kept else b"") + b"END\r\n",
+             line.decode())
+    F.eq(raw(port, b"delete d 0 noreply x\r\n", b"\r\n"), b"ERROR\r\n", "delete, 4 arguments")
+    F.eq(raw(port, b"delete noreply\r\n", b"\r\n"), b"NOT_FOUND\r\n", "delete of the key noreply")
+    F.eq(raw(port, b"gat 10\r\n", b"\r\n"), b"END\r\n", "gat without key")
+    F.eq(raw(port, b"gats 10\r\n", b"\r\n"), b"END\r\n", "gats without key")
+    F.eq(raw(port, b"gat\r\n", b"\r\n"), b"ERROR\r\n", "gat without exptime")
+    # flags: the low 32 bits of any 64-bit number are kept; larger or negative ones are refused
+    for flags, kept in ((b"4294967296", b"0"), (b"99999999999", b"1215752191"),
+                        (b"18446744073709551615", b"4294967295")):
+        F.eq(raw(port, b"set fl2 %s 0 1\r\nx\r\nget fl2\r\n" % flags, b"END\r\n"),
+             b"STORED\r\nVALUE fl2 %s 1\r\nx\r\nEND\r\n" % kept, b"flags " + flags)
+    for flags in (b"18446744073709551616", b"-1"):
+        F.eq(raw(port, b"set fl3 %s 0 1\r\nx\r\n" % flags, b"ERROR\r\n"),
+             b"CLIENT_ERROR bad command line format\r\nERROR\r\n", b"flags " + flags)
     F.eq(raw(port, b"touch x abc\r\n", b"\r\n"), b"CLIENT_ERROR invalid exptime argument\r\n",
          "touch bad exptime")
     F.eq(raw(port, b"flush_all abc\r\n", b"\r\n"), b"CLIENT_ERROR invalid exptime argument\r\n",
