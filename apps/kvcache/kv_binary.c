@@ -1,6 +1,8 @@
 /* kv_binary.c — memcached's binary protocol: the core commands memslap --binary and libmemcached
  * use (get/getq/getk/getkq, set/add/replace and their quiet forms, delete, incr/decr, append/
- * prepend, touch/gat/gatq, flush, noop, version, stat, quit).
+ * prepend, touch/gat/gatq/gatk/gatkq, flush, noop, version, verbosity, stat, quit). Expiry times
+ * in extras are unsigned 32-bit numbers, as memcached reads them (0xffffffff is a unix time in
+ * 2106, not "expired"; text's negative times have no binary form).
  *
  * A packet is a 24-byte header (magic 0x80, opcode, key length, extras length, total body length,
  * an opaque word echoed back, a CAS id) and a body of extras, key and value. The whole packet is
@@ -87,8 +89,10 @@ static int kv_check(const struct kv_req *r)
         return ext == 0 && key;
     case OP_INCR: case OP_INCRQ: case OP_DECR: case OP_DECRQ:
         return ext == 20 && key && !val;
-    case OP_TOUCH: case OP_GAT: case OP_GATQ:
+    case OP_TOUCH: case OP_GAT: case OP_GATQ: case OP_GATK: case OP_GATKQ:
         return ext == 4 && key && !val;
+    case OP_VERBOSITY:
+        return ext == 4 && !key && !val;
     case OP_FLUSH: case OP_FLUSHQ:
         return (ext == 0 || ext == 4) && !key && !val;
     case OP_NOOP: case OP_VERSION: case OP_QUIT: case OP_QUITQ:
@@ -109,7 +113,7 @@ static void kv_bin_exec(struct kv_conn *c, const struct kv_req *r)
     }
     switch (r->opcode) {
     case OP_GET: case OP_GETQ: case OP_GETK: case OP_GETKQ: case OP_TOUCH: case OP_GAT:
-    case OP_GATQ:
+    case OP_GATQ: case OP_GATK: case OP_GATKQ:
         kv_bin_get(c, r);
         break;
     case OP_SET: case OP_SETQ: case OP_ADD: case OP_ADDQ: case OP_REPLACE: case OP_REPLACEQ:
@@ -129,7 +133,7 @@ static void kv_bin_exec(struct kv_conn *c, const struct kv_req *r)
         kv_bin_delta(c, r);
         break;
     case OP_FLUSH: case OP_FLUSHQ:
-        kv_flush(r->extlen == 4 ? (int32_t)kv_get32(r->ext) : 0);
+        kv_flush(r->extlen == 4 ? (int64_t)kv_get32(r->ext) : 0);
         kv_tstat_add(c->stats, KV_TS_cmd_flush, 1);
         if (r->opcode == OP_FLUSH)
             kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
@@ -137,6 +141,12 @@ static void kv_bin_exec(struct kv_conn *c, const struct kv_req *r)
     case OP_NOOP:
         kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
         break;
+    case OP_VERBOSITY: {
+        uint32_t level = kv_get32(r->ext);
+        kv_settings.verbose = level > 2 ? 2 : (int)level;
+        kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
+        break;
+    }
     case OP_VERSION:
         kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, KV_VERSION, strlen(KV_VERSION));
         break;

@@ -11,7 +11,8 @@ enum {
     OP_NOOP = 0x0a, OP_VERSION = 0x0b, OP_GETK = 0x0c, OP_GETKQ = 0x0d, OP_APPEND = 0x0e,
     OP_PREPEND = 0x0f, OP_STAT = 0x10, OP_SETQ = 0x11, OP_ADDQ = 0x12, OP_REPLACEQ = 0x13,
     OP_DELETEQ = 0x14, OP_INCRQ = 0x15, OP_DECRQ = 0x16, OP_QUITQ = 0x17, OP_FLUSHQ = 0x18,
-    OP_APPENDQ = 0x19, OP_PREPENDQ = 0x1a, OP_TOUCH = 0x1c, OP_GAT = 0x1d, OP_GATQ = 0x1e,
+    OP_APPENDQ = 0x19, OP_PREPENDQ = 0x1a, OP_VERBOSITY = 0x1b, OP_TOUCH = 0x1c, OP_GAT = 0x1d,
+    OP_GATQ = 0x1e, OP_GATK = 0x23, OP_GATKQ = 0x24,
 };
 enum {
     ST_OK = 0, ST_NOT_FOUND = 1, ST_EXISTS = 2, ST_TOO_LARGE = 3, ST_INVALID = 4,
@@ -38,7 +39,7 @@ void kv_resp(struct kv_conn *c, const struct kv_req *r, uint16_t status, uint64_
 void kv_error(struct kv_conn *c, const struct kv_req *r, uint16_t status);
 
 int kv_quiet(uint8_t op);
-void kv_bin_get(struct kv_conn *c, const struct kv_req *r);   /* get*, touch, gat* */
+void kv_bin_get(struct kv_conn *c, const struct kv_req *r);   /* get*, touch, gat*, gatk* */
 void kv_bin_store(struct kv_conn *c, const struct kv_req *r); /* set, add, replace, append... */
 void kv_bin_delta(struct kv_conn *c, const struct kv_req *r); /* incr, decr */
 void kv_bin_stat(struct kv_conn *c, const struct kv_req *r);

@@ -1,7 +1,7 @@
 /* kv_binary_cmds.c — the binary protocol's commands that reach the cache: get/getk/getq/getkq,
- * touch/gat/gatq, the storage commands, incr/decr, stat.
+ * touch/gat/gatq/gatk/gatkq, the storage commands, incr/decr, stat.
  *
- * Each answers as memcached does: a miss is "Not found" (getk/getkq: the key, no message; quiet
+ * Each answers as memcached does: a miss is "Not found" (getk/gatk: the key, no message; quiet
  * forms: nothing); add on an existing key is "Data exists", replace on a missing one "Not found",
  * a CAS id in set/replace makes them compare-and-swap; incr/decr on a missing key create it with
  * the initial value unless the expiry is 0xffffffff; stat sends one packet per statistic and an
@@ -15,14 +15,15 @@
 int kv_quiet(uint8_t op)
 {
     return op == OP_GETQ || op == OP_GETKQ || (op >= OP_SETQ && op <= OP_PREPENDQ) ||
-           op == OP_GATQ;
+           op == OP_GATQ || op == OP_GATKQ;
 }
 
 void kv_bin_get(struct kv_conn *c, const struct kv_req *r)
 {
-    int touch = r->opcode == OP_TOUCH || r->opcode == OP_GAT || r->opcode == OP_GATQ;
-    int with_key = r->opcode == OP_GETK || r->opcode == OP_GETKQ;
-    int64_t exptime = touch ? kv_abs_exptime((int32_t)kv_get32(r->ext), kv_now()) : 0;
+    uint8_t op = r->opcode;
+    int touch = op == OP_TOUCH || op == OP_GAT || op == OP_GATQ || op == OP_GATK || op == OP_GATKQ;
+    int with_key = op == OP_GETK || op == OP_GETKQ || op == OP_GATK || op == OP_GATKQ;
+    int64_t exptime = touch ? kv_abs_exptime(kv_get32(r->ext), kv_now()) : 0;
     kv_item *it = kv_get(r->key, r->keylen, touch, exptime);
     kv_tstat_add(c->stats, touch ? KV_TS_cmd_touch : KV_TS_cmd_get, 1);
     if (!it) {
@@ -61,7 +62,7 @@ void kv_bin_store(struct kv_conn *c, const struct kv_req *r)
                            : op == OP_REPLACE ? KV_REPLACE
                                               : KV_SET;
     uint32_t flags = concat ? 0 : kv_get32(r->ext);
-    int64_t exptime = concat ? 0 : kv_abs_exptime((int32_t)kv_get32(r->ext + 4), kv_now());
+    int64_t exptime = concat ? 0 : kv_abs_exptime(kv_get32(r->ext + 4), kv_now());
     int why;
     kv_tstat_add(c->stats, KV_TS_cmd_set, 1);
     kv_item *it = kv_alloc(r->key, r->keylen, flags, exptime, r->vallen, &why);
@@ -98,7 +99,7 @@ void kv_bin_delta(struct kv_conn *c, const struct kv_req *r)
     uint32_t exp = kv_get32(r->ext + 16);
     int res = kv_delta(r->key, r->keylen, incr, delta, &value, &cas);
     if (res == KV_NOT_FOUND && exp != 0xffffffffu) {
-        res = kv_delta_create(r->key, r->keylen, initial, kv_abs_exptime((int32_t)exp, kv_now()),
+        res = kv_delta_create(r->key, r->keylen, initial, kv_abs_exptime(exp, kv_now()),
                               &cas);
         value = initial;
         if (res == KV_NOT_STORED) /* lost a race with another creator: apply to its value */
