@@ -2,11 +2,16 @@
  * benchmark. Worker threads test the --count numbers from --from on for primality (trial
  * division: from 10^9 on, a prime costs ~16,000 divisions, tens of microseconds), in blocks taken
  * from a shared cursor; each test and the record of a prime (a bit in a shared bitmap) is one critical
- * section, and every 64 numbers a worker adds its count to the shared progress (tested, found,
- * largest). A status thread prints the progress every --status-us microseconds: --lines lines,
- * each its own write(2) to --out (default /dev/null), as a program printing to a terminal would,
- * and with --datasync 1 an fdatasync(2) of the file after them (a progress file that survives a
- * crash: the print then waits for the disk, with the processor free).
+ * section, and after each block (512 numbers, about a millisecond of work) a worker adds its
+ * counts to the shared progress (tested, found, largest). A status thread prints the progress
+ * every --status-us microseconds (default 1000): --lines lines, each its own write(2) to --out
+ * (default /dev/null), and then waits --print-us microseconds (default 300) for the device, as a
+ * write to a terminal or a pipe whose reader is behind blocks until it drains, with the
+ * processor free. With --datasync 1 the print also ends with an fdatasync(2) of the file (a
+ * progress file that survives a crash; 3.5-6.5 ms on this VM's disk, longer than a block).
+ * Until 2026-11-26 the print cost only its writes to /dev/null (~10 us every ~300 us) and the
+ * progress was updated every 64 numbers: serializing the print then cost the workers a few
+ * percent, and `tm` ran as fast as `group`.
  * The same program, synchronized three ways (--sync):
  *   lock   one mutex for every critical section and the print (the lock-based original);
  *   tm     each critical section a transaction; the print a relaxed transaction, which goes
@@ -24,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +39,8 @@
 
 #define BLOCK 512 /* numbers a worker takes at once (a multiple of 64: no bitmap word shared) */
 
-static long from = 1000000000, count = 100000, status_us = 200, lines = 16, threads = 2, dsync;
+static long from = 1000000000, count = 100000, status_us = 1000, print_us = 300, lines = 16,
+            threads = 2, dsync;
 static long limit; /* from + count */
 static const char *sync_name = "tm", *out_path = "/dev/null";
 static uint64_t *bitmap;
@@ -112,19 +119,17 @@ static void *worker(void *arg)
             return NULL;
         long hi = lo + BLOCK < limit ? lo + BLOCK : limit;
         /* blocks start at from + k * BLOCK: no bitmap word is shared between blocks */
-        for (long base = lo; base < hi; base += 64) {
-            long end = base + 64 < hi ? base + 64 : hi, found = 0, largest = 0;
-            for (long n = base; n < end; n++)
-                if (test_one(n)) {
-                    found++;
-                    largest = n;
-                }
-            add_progress(end - base, found, largest);
-        }
+        long found = 0, largest = 0;
+        for (long n = lo; n < hi; n++)
+            if (test_one(n)) {
+                found++;
+                largest = n;
+            }
+        add_progress(hi - lo, found, largest);
     }
 }
 
-/* The print: --lines write(2) calls of the progress. */
+/* The print: --lines write(2) calls of the progress, then the device's --print-us. */
 __attribute__((transaction_pure)) static void print_lines(long tested, long found, long largest)
 {
     char buf[128];
@@ -136,6 +141,11 @@ __attribute__((transaction_pure)) static void print_lines(long tested, long foun
     }
     if (dsync && fdatasync(out_fd) != 0) /* --datasync 1 */
         abort();
+    if (print_us) {
+        struct timespec ts = {print_us / 1000000, print_us % 1000000 * 1000};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+    }
 }
 
 static void print_progress(void)
@@ -165,6 +175,7 @@ static void print_progress(void)
 static void *status(void *arg)
 {
     (void)arg;
+    prctl(PR_SET_TIMERSLACK, 1UL); /* sleeps as long as asked, not up to 50 us more */
     struct timespec ts = {status_us / 1000000, status_us % 1000000 * 1000};
     while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
         nanosleep(&ts, NULL);
@@ -198,7 +209,7 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
             fprintf(stderr, "usage: prime [--sync lock|tm|group] [--threads N] [--from N] [--count N] "
-                            "[--status-us N] [--lines N] [--out FILE] [--datasync 0|1]\n");
+                            "[--status-us N] [--print-us N] [--lines N] [--out FILE] [--datasync 0|1]\n");
             return 2;
         }
         i++;
@@ -212,6 +223,8 @@ int main(int argc, char **argv)
             count = option("count", v, 1, 1L << 32);
         else if (!strcmp(a, "--status-us"))
             status_us = option("status-us", v, 1, 10000000);
+        else if (!strcmp(a, "--print-us"))
+            print_us = option("print-us", v, 0, 10000000);
         else if (!strcmp(a, "--lines"))
             lines = option("lines", v, 0, 100000);
         else if (!strcmp(a, "--datasync"))

@@ -1,8 +1,10 @@
 """`tmkit bench prime`: LockSTM's lock-group showcase (bench/programs/prime.c; docs/groups.md).
 Worker threads test numbers from 10^9 on for primality (trial division: tens of microseconds a
-prime) and record the primes, each test one critical section; a status thread prints the
-progress every 200 us. Three synchronizations of one
-program, at 1, 2 and 4 workers:
+prime) and record the primes, each test one critical section, and add to the shared progress
+after each block of 512 numbers; a status thread prints the progress every 1 ms, and each print
+waits 300 us for its device (prime.c's defaults --status-us 1000 --print-us 300: a terminal or
+pipe that blocks the writer, processor free). Three synchronizations of one program, at 1, 2
+and 4 workers:
   lock   one mutex for everything (prime-lock);
   tm     transactions; the print a relaxed transaction that goes serial-irrevocable (prime-tm);
   group  transactions; the print holds the progress's lock group, and only the progress
@@ -80,7 +82,9 @@ def median_of(runs, n, label, key):
 def write_summary(path, runs, meta, date, cmd, repeats, count):
     labels = [c[0] for c in CONFIGS]
     L = standalone.header("prime (lock groups)", meta, date, cmd) + [
-         f"- method: {count:,} numbers from 10^9 on; {repeats} repeats, configurations interleaved (order "
+         f"- method: {count:,} numbers from 10^9 on, progress added per block of 512; status print "
+         "every 1 ms: 16 write(2) calls to /dev/null, then 300 us waiting for the device (prime.c's "
+         f"defaults); {repeats} repeats, configurations interleaved (order "
          "rotated each repeat); medians. `-libitm`: the same binary on the system libitm (a "
          "group is a pthread read-write lock there).", "",
          "## Wall time (s) and speed-up over one worker with the lock", "",
