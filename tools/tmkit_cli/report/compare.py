@@ -1,8 +1,16 @@
 """`tmkit report A.json B.json --compare`: two profiles side by side. Sites are matched by
 function (file:line), or by object+offset when the object has no debug information; sites that
-share a name on one side (one line, several call sites) are summed. Changes are B relative to A:
-ratios for counts and times, percentage points for the abort rate."""
+share a name on one side (one line, several call sites) are summed. A site left unmatched whose
+function has only one site on each side is matched by the function alone (the same function moved
+by a line between two builds: "kv_store (kv_cache.c:121->120)"). Changes are B relative to A:
+ratios for counts and times, percentage points for the abort rate. A second table says why and
+where for the same sites: the main abort reasons, the starts that ran serial (serial attempts and
+switches to irrevocable) and the time lost in aborted attempts."""
+import re
+
 from . import profiles as report
+
+_FUNC = re.compile(r"^(?P<func>.+) \((?P<loc>[^()]+:\d+)\)$")
 
 
 def by_name(prof, sym):
@@ -16,13 +24,38 @@ def by_name(prof, sym):
     return {name: report.row(s, hz) for name, s in acc.items()}
 
 
+def _func(name):
+    """("function", "file:line") of a symbolized site name, or None (object+offset names)."""
+    m = _FUNC.match(name)
+    return (m["func"], m["loc"]) if m else None
+
+
+def match(ra, rb):
+    """[(label, name in A, name in B)]: equal names, then a function with one site on each side."""
+    pairs = [(n, n, n) for n in ra if n in rb]
+    funcs = {}
+    for side, names in ((0, ra), (1, rb)):
+        for n in names:
+            f = _func(n)
+            if f:
+                funcs.setdefault(f[0], ([], []))[side].append(n)
+    for func, (na, nb) in funcs.items():
+        if len(na) == 1 and len(nb) == 1 and na[0] not in rb and nb[0] not in ra:
+            la, lb = _func(na[0])[1], _func(nb[0])[1]
+            fa, fb = la.rsplit(":", 1), lb.rsplit(":", 1)
+            moved = f"{la}->{fb[1]}" if fa[0] == fb[0] else f"{la}->{lb}"
+            pairs.append((f"{func} ({moved})", na[0], nb[0]))
+    return pairs
+
+
 def compare(a, b, sym):
     ra, rb = by_name(a, sym), by_name(b, sym)
-    both = sorted((n for n in ra if n in rb), key=lambda n: -max(time(ra[n]), time(rb[n])))
-    only = lambda x, y: sorted((x[n] for n in x if n not in y), key=lambda r: -time(r))  # noqa: E731
+    pairs = sorted(match(ra, rb), key=lambda p: -max(time(ra[p[1]]), time(rb[p[2]])))
+    used_a, used_b = {p[1] for p in pairs}, {p[2] for p in pairs}
+    only = lambda x, used: sorted((x[n] for n in x if n not in used), key=lambda r: -time(r))  # noqa: E731
     return {"a": report.describe(a), "b": report.describe(b),
-            "matched": [(n, ra[n], rb[n]) for n in both],
-            "only_a": only(ra, rb), "only_b": only(rb, ra),
+            "matched": [(label, ra[na], rb[nb]) for label, na, nb in pairs],
+            "only_a": only(ra, used_a), "only_b": only(rb, used_b),
             "totals": (report.total(a, "total"), report.total(b, "total"))}
 
 
@@ -59,9 +92,33 @@ def line(c):
             f"{c[7]:>8} {c[8]:>8} {c[9]:>8} {c[10]:>9} {c[11]:>9} {c[12]:>7}")
 
 
+WHY_HEADER = (f"{'site':<40} {'aborts A (main reasons)':<42} {'aborts B (main reasons)':<42} "
+              f"{'serial A':>8} {'serial B':>8} {'lost ms A':>9} {'lost ms B':>9}  serialized by")
+
+
+def reasons(r):
+    return f"{r['aborts']}" + (f": {r['top']}" if r["top"] else "")
+
+
+def why_cells(name, x, y):
+    """Why and where for one matched site: aborts and their main reasons, the starts that ran
+    serial (serial attempts + switches to irrevocable), the time lost in aborted attempts, and
+    the call that made it irrevocable (B's, else A's)."""
+    calls = [c for c in (y["irrevocable_call"], x["irrevocable_call"]) if c]
+    return [name, reasons(x), reasons(y), x["serial"], y["serial"], f"{x['wasted_ms']:.2f}",
+            f"{y['wasted_ms']:.2f}", calls[0] if calls else ""]
+
+
+def why_line(c):
+    return (f"{c[0][:40]:<40} {c[1][:42]:<42} {c[2][:42]:<42} {c[3]:>8} {c[4]:>8} {c[5]:>9} "
+            f"{c[6]:>9}  {c[7]}").rstrip()
+
+
 def one_side(r):
     return (f"{r['site'][:40]:<40} starts {r['starts']}, commits {r['commits']}, abort "
-            f"{100 * r['abort_rate']:.1f}%, {time(r):.2f} ms")
+            f"{100 * r['abort_rate']:.1f}%" + (f" ({r['top']})" if r["top"] else "") +
+            (f", serial {r['serial']}" if r["serial"] else "") +
+            f", {time(r):.2f} ms ({r['wasted_ms']:.2f} lost)")
 
 
 def print_compare(res):
@@ -72,6 +129,12 @@ def print_compare(res):
         print(line(cells(n, x, y)))
     print("-" * 40)
     print(line(cells("total", *res["totals"])))
+    print("\nwhy and where (aborts by reason, serial starts, time lost in aborted attempts):")
+    print(WHY_HEADER)
+    for n, x, y in res["matched"]:
+        print(why_line(why_cells(n, x, y)))
+    print("-" * 40)
+    print(why_line(why_cells("total", *res["totals"])))
     for side, key in (("A", "only_a"), ("B", "only_b")):
         if res[key]:
             print(f"\nonly in {side}:")
