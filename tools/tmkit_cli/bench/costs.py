@@ -68,7 +68,19 @@ def instructions(prog, op, env):
 
 
 def run(argv, root):
-    args, repeats = standalone.parse("costs", __doc__, argv, "timed runs per cell")
+    args, repeats = standalone.parse("costs", __doc__, argv, "timed runs per cell", lambda ap: ap.add_argument(
+        "--ops", help="only these operations, comma-separated (default: all; names as in "
+                      "bench/programs/costs.c)"))
+    ops = OPS
+    if args.ops:
+        want = [o for o in args.ops.split(",") if o]
+        known = {op for op, _ in OPS}
+        bad = [o for o in want if o not in known]
+        if bad or not want:
+            print(f"tmkit bench costs: unknown --ops {', '.join(bad) or '(none)'}; known: "
+                  f"{', '.join(op for op, _ in OPS)}", file=sys.stderr)
+            return 2
+        ops = [(op, label) for op, label in OPS if op in want]
     prog = os.path.join(paths.bindir(root), "costs")
     if not os.path.exists(prog):
         print(f"tmkit bench costs: {prog} missing; run `make build`", file=sys.stderr)
@@ -77,7 +89,7 @@ def run(argv, root):
     out, date, meta = standalone.start(root, "costs", args)
     configs = ALGOS + ["libitm"]
     rows, failed = [], []
-    for op, _ in OPS:
+    for op, _ in ops:
         for cfg in configs:
             env = config_env(cfg, lib)
             ns = []
@@ -96,13 +108,14 @@ def run(argv, root):
                   f"{rows[-1]['instructions']} instr", flush=True)
     standalone.finish(meta, out, rows, "costs.csv")
     cmd = "bin/tmkit bench costs" + (" --quick" if args.quick else f" --repeats {repeats}") + \
-        (f" --out {args.out}" if args.out else "")
-    write_summary(os.path.join(out, "summary.md"), rows, configs, meta, date, cmd, repeats, failed)
+        (f" --ops {args.ops}" if args.ops else "") + (f" --out {args.out}" if args.out else "")
+    write_summary(os.path.join(out, "summary.md"), rows, configs, meta, date, cmd, repeats, failed,
+                  ops)
     print(f"\nresults: {os.path.relpath(out)}/ (summary.md, costs.csv)")
     return 0 if not failed else 1
 
 
-def write_summary(path, rows, configs, meta, date, cmd, repeats, failed):
+def write_summary(path, rows, configs, meta, date, cmd, repeats, failed, ops=OPS):
     cell = {(r["op"], r["config"]): r for r in rows}
     L = standalone.header("costs (one thread)", meta, date, cmd) + [
          f"- method: bench/programs/costs.c, one thread; ns = median of {repeats} runs of "
@@ -112,7 +125,7 @@ def write_summary(path, rows, configs, meta, date, cmd, repeats, failed):
          "(serial-irrevocable at one thread).", "",
          "Each cell: ns per operation / instructions per operation.", "",
          "| operation | " + " | ".join(configs) + " |", "|---|" + "---:|" * len(configs)]
-    for op, label in OPS:
+    for op, label in ops:
         cells = []
         for cfg in configs:
             r = cell.get((op, cfg), {})
