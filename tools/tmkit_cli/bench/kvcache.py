@@ -2,15 +2,18 @@
 Spear transactionalized memcached with GCC TM and timed memslap against each build (their
 Figure 1: running time, lower is better). Here: every apps/kvcache build (build/bin/kvcache-*),
 the TM builds on tmkit (default algorithm, LD_LIBRARY_PATH=build/lib) and on GCC's libitm, and
-Debian's /usr/bin/memcached as the reference, each at server threads 1, 2 and 4 (-t). Per run:
-a fresh server on a free 127.0.0.1 port, one `memcslap --binary --concurrency=C
---execute-number=N` (its own time for the measured phase is the running time; operations over
-it the throughput), the server stopped with SIGTERM. Repeats interleave the configurations
-(order rotated each repeat); medians. Then, unless --no-profiles, one more run of cache-naive,
-cache, cache-stats and tmkit on tmkit per thread count with TMKIT_STATS (profiles/), their
-`tmkit report` tables and `tmkit report --compare` of cache-naive vs cache and cache-stats vs
-tmkit. Output: bench/results/<date>-kvcache/ (summary.md, runs.csv, medians.csv, profiles.csv,
-figure1.png, throughput.png) unless --out."""
+Debian's /usr/bin/memcached as the reference, each at server threads 1, 2 and 4 (-t), under two
+loads: `set` (memcslap's default test: every operation a store, the paper's load) and `get`
+(memcslap --test=get: it stores its keys first, untimed, then reads them back: every measured
+operation a hit on the read path, reference counts included). Per run: a fresh server on a free
+127.0.0.1 port, one `memcslap --binary --concurrency=C --execute-number=N [--test=get]` (its own
+time for the measured phase is the running time; operations over it the throughput), the server
+stopped with SIGTERM. Repeats interleave the configurations (order rotated each repeat);
+medians. Then, unless --no-profiles, one more run of cache-naive, cache, cache-stats and tmkit on
+tmkit per load and thread count with TMKIT_STATS (profiles/), their `tmkit report` tables and
+`tmkit report --compare` of cache-naive vs cache and cache-stats vs tmkit. Output:
+bench/results/<date>-kvcache/ (summary.md, runs.csv, medians.csv, profiles.csv, figure1.png,
+throughput.png) unless --out."""
 import os
 import statistics
 import subprocess
@@ -25,6 +28,7 @@ from .kvcache_server import MEMCACHED, RunError, Server, memcslap, profile_total
 TM_BUILDS = ["cache-naive", "cache", "slabs", "stats", "cache-stats", "cache-stats-slabs", "tmkit"]
 PROFILED = ["cache-naive", "cache", "cache-stats", "tmkit"]
 COMPARES = [("cache-naive", "cache"), ("cache-stats", "tmkit")]
+LOADS = ["set", "get", "mget"]
 
 
 def configs(bindir, builds):
@@ -44,7 +48,9 @@ def options(ap):
     ap.add_argument("--concurrency", type=int, default=8, help="memcslap client threads (default 8)")
     ap.add_argument("--number", type=int, help="memcslap --execute-number per client thread "
                     "(default 10000; 2000 with --quick)")
-    ap.add_argument("--test", help="memcslap --test (get, mget, set; default: memcslap's own)")
+    ap.add_argument("--loads", default="set,get", help="memcslap tests to time, comma-separated: "
+                    "set (its default: stores only), get (a load, then reads), mget (default "
+                    "set,get)")
     ap.add_argument("--builds", help="comma-separated subset of memcached, baseline, "
                     + ", ".join(TM_BUILDS) + " (default all)")
     ap.add_argument("--no-profiles", action="store_true", help="skip the TMKIT_STATS runs")
@@ -64,11 +70,11 @@ def env_for(runtime, lib, stats=None, extra=None):
     return e
 
 
-def one_run(exe, runtime, threads, a, lib, log, stats=None, extra=None):
+def one_run(exe, runtime, threads, load, a, lib, log, stats=None, extra=None):
     """(operations, seconds, wall seconds, server's libitm); RunError on any failure."""
     srv = Server(exe, threads, env_for(runtime, lib, stats, extra), log, runtime, lib)
     try:
-        ops, secs, wall = memcslap(srv.port, a.concurrency, a.number, a.test)
+        ops, secs, wall = memcslap(srv.port, a.concurrency, a.number, load)
         if not srv.alive():
             raise RunError(f"server died during the load (exit {srv.proc.returncode})" + srv.log_tail())
     finally:
@@ -87,8 +93,10 @@ def run(argv, root):
         threads = []
     builds = a.builds.split(",") if a.builds else ["memcached", "baseline"] + TM_BUILDS
     unknown = [b for b in builds if b not in ["memcached", "baseline"] + TM_BUILDS]
+    a.loads = a.loads.split(",")
+    unknown += [x for x in a.loads if x not in LOADS]
     if not threads or min(threads) < 1 or a.concurrency < 1 or a.number < 1 or unknown:
-        print(f"tmkit bench kvcache: bad --threads, --concurrency, --number or --builds "
+        print(f"tmkit bench kvcache: bad --threads, --concurrency, --number, --builds or --loads "
               f"{unknown or ''}", file=sys.stderr)
         return 2
     bindir, lib = paths.bindir(root), paths.libdir(root)
@@ -106,15 +114,15 @@ def run(argv, root):
     t0 = time.monotonic()
     runs, libitms = [], {}
     for r in range(repeats):
-        for n in threads:
+        for load, n in [(x, n) for x in a.loads for n in threads]:
             order = cfgs[r % len(cfgs):] + cfgs[:r % len(cfgs)]
             for label, exe, runtime in order:
-                log = os.path.join(logs, f"{label.replace('/', '-')}-t{n}.log")
-                row = {"repeat": r, "threads": n, "config": label, "runtime": runtime or "",
-                       "operations": "", "seconds": "", "wall_seconds": "", "ops_per_s": "",
-                       "status": "ok"}
+                log = os.path.join(logs, f"{label.replace('/', '-')}-{load}-t{n}.log")
+                row = {"repeat": r, "load": load, "threads": n, "config": label,
+                       "runtime": runtime or "", "operations": "", "seconds": "",
+                       "wall_seconds": "", "ops_per_s": "", "status": "ok"}
                 try:
-                    ops, secs, wall, itm = one_run(exe, runtime, n, a, lib, log)
+                    ops, secs, wall, itm = one_run(exe, runtime, n, load, a, lib, log)
                     row.update(operations=ops, seconds=f"{secs:.3f}", wall_seconds=f"{wall:.3f}",
                                ops_per_s=f"{ops / secs:.0f}" if secs > 0 else "")
                     if runtime:
@@ -122,11 +130,12 @@ def run(argv, root):
                 except (RunError, OSError) as e:
                     row["status"] = str(e)[:300]
                 runs.append(row)
-                print(f"  r{r} t={n} {label:<26} {row['seconds'] or row['status']} s", flush=True)
+                print(f"  r{r} {load} t={n} {label:<26} {row['seconds'] or row['status']} s",
+                      flush=True)
     profs = [] if a.no_profiles else profile_runs(root, out, threads, builds, a, bindir, lib)
     meta["duration"] = time.monotonic() - t0
     standalone.finish(meta, out, runs, "runs.csv")
-    meds = medians(runs, cfgs, threads)
+    meds = medians(runs, cfgs, threads, a.loads)
     write_csv(os.path.join(out, "medians.csv"), meds)
     if profs:
         write_csv(os.path.join(out, "profiles.csv"), profs)
@@ -147,34 +156,34 @@ def profile_runs(root, out, threads, builds, a, bindir, lib):
     os.makedirs(pdir, exist_ok=True)
     tmkit = os.path.join(root, "bin", "tmkit")
     rows = []
-    for algo in a.profile_algos.split(","):
-        sfx = "" if algo == "default" else f"-{algo}"
-        for n in threads:
-            for b in [b for b in PROFILED if b in builds]:
-                rows.append(profile_one(tmkit, pdir, b, n, algo, sfx, a, bindir, lib))
-            for x, y in COMPARES:
-                px, py = (os.path.join(pdir, f"{b}-t{n}{sfx}.json") for b in (x, y))
-                if os.path.exists(px) and os.path.exists(py):
-                    c = subprocess.run([tmkit, "report", "--compare", px, py], capture_output=True,
-                                       text=True)
-                    with open(os.path.join(out, f"compare-{x}-vs-{y}-t{n}{sfx}.txt"), "w") as f:
-                        f.write(f"$ bin/tmkit report --compare {os.path.relpath(px, out)} "
-                                f"{os.path.relpath(py, out)}\n\n" + c.stdout + c.stderr)
+    for algo, load, n in [(g, x, n) for g in a.profile_algos.split(",") for x in a.loads
+                          for n in threads]:
+        sfx = f"-{load}-t{n}" + ("" if algo == "default" else f"-{algo}")
+        for b in [b for b in PROFILED if b in builds]:
+            rows.append(profile_one(tmkit, pdir, b, n, load, algo, sfx, a, bindir, lib))
+        for x, y in COMPARES:
+            px, py = (os.path.join(pdir, f"{b}{sfx}.json") for b in (x, y))
+            if os.path.exists(px) and os.path.exists(py):
+                c = subprocess.run([tmkit, "report", "--compare", px, py], capture_output=True,
+                                   text=True)
+                with open(os.path.join(out, f"compare-{x}-vs-{y}{sfx}.txt"), "w") as f:
+                    f.write(f"$ bin/tmkit report --compare {os.path.relpath(px, out)} "
+                            f"{os.path.relpath(py, out)}\n\n" + c.stdout + c.stderr)
     return rows
 
 
-def profile_one(tmkit, pdir, b, n, algo, sfx, a, bindir, lib):
-    path = os.path.join(pdir, f"{b}-t{n}{sfx}.json")
+def profile_one(tmkit, pdir, b, n, load, algo, sfx, a, bindir, lib):
+    path = os.path.join(pdir, f"{b}{sfx}.json")
     for f in os.listdir(pdir):
         if f == os.path.basename(path) or f.startswith(os.path.basename(path) + "."):
             os.remove(os.path.join(pdir, f))
-    row = {"build": b, "algo": algo, "threads": n, "seconds": "", "ops_per_s": "", "starts": "",
+    row = {"build": b, "algo": algo, "load": load, "threads": n, "seconds": "", "ops_per_s": "", "starts": "",
            "commits": "", "aborts": "", "abort_rate": "", "serial_starts": "",
            "irrevocable_switches": "", "serial_wait_ms": "", "ms_in": "", "ms_lost": "",
            "lost": "", "top_aborts": "", "status": "ok"}
     try:
         extra = {} if algo == "default" else {"TMKIT_ALGO": algo}
-        ops, secs, _, _ = one_run(os.path.join(bindir, f"kvcache-{b}"), "tmkit", n, a, lib,
+        ops, secs, _, _ = one_run(os.path.join(bindir, f"kvcache-{b}"), "tmkit", n, load, a, lib,
                                   path[:-5] + ".log", stats=path, extra=extra)
         t = profile_totals(path)
         row.update(seconds=f"{secs:.3f}", ops_per_s=f"{ops / secs:.0f}", starts=t["starts"],
@@ -183,30 +192,29 @@ def profile_one(tmkit, pdir, b, n, algo, sfx, a, bindir, lib):
                    serial_wait_ms=f"{t['serial_wait_ms']:.1f}", ms_in=f"{t['inside_ms']:.1f}",
                    ms_lost=f"{t['wasted_ms']:.1f}", lost=f"{t['lost']:.4f}", top_aborts=t["top"])
         rep = subprocess.run([tmkit, "report", path], capture_output=True, text=True)
-        with open(os.path.join(pdir, f"report-{b}-t{n}{sfx}.txt"), "w") as f:
+        with open(os.path.join(pdir, f"report-{b}{sfx}.txt"), "w") as f:
             f.write(rep.stdout + rep.stderr)
     except (RunError, OSError, ValueError, KeyError) as e:
         row["status"] = str(e)[:300]
-    print(f"  profile {algo} t={n} {b:<12} {row['seconds'] or row['status']} s, {row['aborts']} "
+    print(f"  profile {algo} {load} t={n} {b:<12} {row['seconds'] or row['status']} s, {row['aborts']} "
           f"aborts, {row['serial_starts']} serial starts", flush=True)
     return row
 
 
-def medians(runs, cfgs, threads):
+def medians(runs, cfgs, threads, loads):
     out = []
-    for label, _, _ in cfgs:
-        for n in threads:
-            ok = [r for r in runs if r["config"] == label and r["threads"] == n and r["seconds"]]
-            secs = [float(r["seconds"]) for r in ok]
-            tput = [float(r["ops_per_s"]) for r in ok if r["ops_per_s"]]
-            f = lambda xs, fn, d: f"{fn(xs):.{d}f}" if xs else ""  # noqa: E731
-            out.append({"config": label, "threads": n, "runs": len(ok),
-                        "failed": sum(1 for r in runs if r["config"] == label and r["threads"] == n
-                                      and r["status"] != "ok"),
-                        "median_seconds": f(secs, statistics.median, 3),
-                        "min_seconds": f(secs, min, 3), "max_seconds": f(secs, max, 3),
-                        "median_ops_per_s": f(tput, statistics.median, 0),
-                        "min_ops_per_s": f(tput, min, 0), "max_ops_per_s": f(tput, max, 0)})
+    for load, (label, _, _), n in [(x, c, n) for x in loads for c in cfgs for n in threads]:
+        mine = [r for r in runs if r["load"] == load and r["config"] == label and r["threads"] == n]
+        ok = [r for r in mine if r["seconds"]]
+        secs = [float(r["seconds"]) for r in ok]
+        tput = [float(r["ops_per_s"]) for r in ok if r["ops_per_s"]]
+        f = lambda xs, fn, d: f"{fn(xs):.{d}f}" if xs else ""  # noqa: E731
+        out.append({"load": load, "config": label, "threads": n, "runs": len(ok),
+                    "failed": sum(1 for r in mine if r["status"] != "ok"),
+                    "median_seconds": f(secs, statistics.median, 3),
+                    "min_seconds": f(secs, min, 3), "max_seconds": f(secs, max, 3),
+                    "median_ops_per_s": f(tput, statistics.median, 0),
+                    "min_ops_per_s": f(tput, min, 0), "max_ops_per_s": f(tput, max, 0)})
     return out
 
 

@@ -5,7 +5,8 @@ usage: kvcache_plot.py MEDIANS_CSV OUTDIR
 Writes figure1.png (the paper's Figure 1: median running time per build, one bar per server
 thread count, whiskers at the repeats' min and max; memcached as a dashed reference line per
 thread count) and throughput.png (median operations/s against server threads, one line per
-build: solid on tmkit, dashed on libitm); prints the file names written.
+build: solid on tmkit, dashed on libitm), one panel per load (set, get) in each; prints the file
+names written.
 """
 import csv
 import os
@@ -41,10 +42,20 @@ def val(rows, cfg, n, k):
     return None
 
 
-def figure1(rows, path):
+def figure1(all_rows, path):
+    loads = ordered(r["load"] for r in all_rows)
+    cfgs = [c for c in ordered(r["config"] for r in all_rows) if c != "memcached"]
+    fig, axes = plt.subplots(len(loads), 1, figsize=(max(7.0, 0.55 * len(cfgs) + 2),
+                                                     4.0 * len(loads)), squeeze=False)
+    for ax, load in zip(axes[:, 0], loads):
+        figure1_panel(ax, [r for r in all_rows if r["load"] == load], cfgs, load)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def figure1_panel(ax, rows, cfgs, load):
     threads = ordered(r["threads"] for r in rows)
-    cfgs = [c for c in ordered(r["config"] for r in rows) if c != "memcached"]
-    fig, ax = plt.subplots(figsize=(max(7.0, 0.55 * len(cfgs) + 2), 4.2))
     width = 0.8 / len(threads)
     shades = plt.get_cmap("Blues")
     for j, n in enumerate(threads):
@@ -71,15 +82,21 @@ def figure1(rows, path):
     ax.set_ylabel("running time, s (median; lower is better)")
     ax.grid(axis="y", linewidth=0.3)
     ax.legend(fontsize=7, ncol=2)
-    ax.set_title("kvcache under memcslap --binary: running time per build (cf. the paper's Figure 1)",
-                 fontsize=10)
+    ax.set_title(f"kvcache under memcslap --binary --test={load}: running time per build "
+                 "(cf. the paper's Figure 1)", fontsize=10)
+
+
+def throughput(all_rows, path):
+    loads = ordered(r["load"] for r in all_rows)
+    fig, axes = plt.subplots(1, len(loads), figsize=(7.5 * len(loads), 4.5), squeeze=False)
+    for ax, load in zip(axes[0], loads):
+        throughput_panel(ax, [r for r in all_rows if r["load"] == load], load)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def throughput(rows, path):
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+def throughput_panel(ax, rows, load):
     for c in ordered(r["config"] for r in rows):
         pts = sorted((int(r["threads"]), float(r["median_ops_per_s"]), float(r["min_ops_per_s"]),
                       float(r["max_ops_per_s"])) for r in rows
@@ -98,11 +115,8 @@ def throughput(rows, path):
     ax.set_ylim(bottom=0)
     ax.grid(linewidth=0.3)
     ax.legend(fontsize=6.5, ncol=2, loc="lower right")
-    ax.set_title("kvcache under memcslap --binary: throughput (solid: tmkit, dashed: libitm)",
-                 fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    ax.set_title(f"kvcache under memcslap --binary --test={load}: throughput (solid: tmkit, "
+                 "dashed: libitm)", fontsize=10)
 
 
 def main(argv):
