@@ -91,11 +91,10 @@ static int KV_CACHE_FN kv_do_store(kv_item *it, enum kv_store_op op, uint64_t *c
     } else if (op == KV_REPLACE) {
         stored = it;
     }
-    if (!stored && old && res == KV_NOT_STORED && (op == KV_APPEND || op == KV_PREPEND)) {
+    /* a concatenation that cannot be allocated (past -I, or no memory) is NOT_STORED, as
+     * memcached answers */
+    if (!stored && old && res == KV_NOT_STORED && (op == KV_APPEND || op == KV_PREPEND))
         stored = kv_do_concat(old, it, op == KV_APPEND, now);
-        if (!stored)
-            res = KV_NO_MEMORY;
-    }
     if (stored) {
         if (old)
             kv_do_replace(old, stored, hv, now);

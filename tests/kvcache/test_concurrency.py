@@ -2,12 +2,16 @@
 
     python test_concurrency.py SERVER
 
-  incr:    8 connections (the server has 2 threads) incr one key; the total is exact.
-  cas:     in each round 6 connections read the same CAS id, then all try cas; exactly one wins.
+  incr:    8 connections (the server has 2 threads) incr one key; the total is exact, and so are
+           the incr_hits / incr_misses counters.
+  cas:     in each round 6 connections read the same CAS id, then all try cas; exactly one wins;
+           cas_hits and cas_badval count the winners and the losers.
   churn:   4 connections set, append, get and delete keys whose values carry a checkable pattern,
            once while the hash table expands (8,000 more keys, -o hashpower=12: the table must
            grow) and once on a server with -m 4 (there must be evictions): every value read is
-           whole (never torn or another key's), the fill keys read back intact or not at all.
+           whole (never torn or another key's), the fill keys read back intact or not at all;
+           the global counters agree: cmd_get == get_hits + get_misses, cmd_get grew by the gets
+           the clients sent.
 SERVER is a kvcache binary or "memcached"; TMKIT_ALGO etc. come from the environment.
 """
 import random
@@ -44,9 +48,15 @@ def run_threads(n, fn):
     F.eq(errors, [], "client threads raised")
 
 
+def counters(c, *names):
+    s = c.stats()
+    return [int(s.get(n.encode(), -1)) for n in names]
+
+
 def incr_test(port, nconn=8, per=250):
     c0 = client(port)
     c0.set("ctr", b"0")
+    before = counters(c0, "incr_hits", "incr_misses")
 
     def work(i):
         c = client(port)
@@ -56,10 +66,13 @@ def incr_test(port, nconn=8, per=250):
 
     run_threads(nconn, work)
     F.eq(int(c0.get("ctr")), nconn * per, "incr from many connections sums exactly")
+    after = counters(c0, "incr_hits", "incr_misses")
+    F.eq([a - b for a, b in zip(after, before)], [nconn * per, 0], "incr_hits, incr_misses")
 
 
 def cas_test(port, nconn=6, rounds=15):
     clients = [client(port) for _ in range(nconn)]
+    before = counters(clients[0], "cas_hits", "cas_badval", "cas_misses")
     barrier = threading.Barrier(nconn)
     wins = [0] * rounds
     lock = threading.Lock()
@@ -76,6 +89,9 @@ def cas_test(port, nconn=6, rounds=15):
 
         run_threads(nconn, work)
     F.eq(wins, [1] * rounds, "exactly one cas winner per round")
+    after = counters(clients[0], "cas_hits", "cas_badval", "cas_misses")
+    F.eq([a - b for a, b in zip(after, before)], [rounds, rounds * (nconn - 1), 0],
+         "cas_hits, cas_badval, cas_misses")
     for c in clients:
         c.close()
 
@@ -101,6 +117,8 @@ def churn_test(port, expand, nconn=4, ops=300, nkeys=8000):
     bad = []
     last = {}
     lock = threading.Lock()
+    gets = [0]
+    gets_before = counters(client(port), "cmd_get")[0]
 
     def work(i):
         rnd = random.Random(i)
@@ -129,11 +147,15 @@ def churn_test(port, expand, nconn=4, ops=300, nkeys=8000):
                 c.delete(k)
             else:
                 got = c.get(k)
+                with lock:
+                    gets[0] += 1
                 if not valid(k, got):
                     with lock:
                         bad.append((k, got[:60]))
         for k in mine[-50:] + mine[:50]:
             got = c.get(k)
+            with lock:
+                gets[0] += 1
             if got is not None and got != pattern(k, 0, 100):
                 with lock:
                     bad.append((k, got))
@@ -150,6 +172,9 @@ def churn_test(port, expand, nconn=4, ops=300, nkeys=8000):
             break
         time.sleep(0.1)
     F.check(s.get(b"curr_items", -1) >= 0 and s.get(b"bytes", -1) >= 0, f"counters {s.get(b'curr_items')} {s.get(b'bytes')}")
+    F.eq(s.get(b"cmd_get"), s.get(b"get_hits", 0) + s.get(b"get_misses", 0),
+         "cmd_get == get_hits + get_misses")
+    F.eq(s.get(b"cmd_get", 0) - gets_before, gets[0], "cmd_get counts the clients' gets")
     if expand:
         # no evictions at the default -m: the item count is exact
         keys = [f"fill-{i}-{j}" for i in range(nconn) for j in range(nkeys // nconn)]
