@@ -12,7 +12,8 @@
  * Synchronization: every variable here is guarded by cache_lock (kv_do_* run inside cache
  * sections). The maintainer waits for expand_wanted on a condition variable: memcached's shape
  * (tied to cache_lock) in the lock build, tm_cond_t in the tmkit build, and a separate
- * maint_lock + pthread condition signalled by a commit handler in the other TM builds.
+ * maint_lock + pthread condition in the other TM builds, signalled inside the relaxed
+ * transaction in cache-naive and by a commit handler in the atomic ones.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ static long kv_hash_items;
 
 pthread_cond_t kv_maint_cond = PTHREAD_COND_INITIALIZER;
 pthread_mutex_t kv_maint_lock = PTHREAD_MUTEX_INITIALIZER;
+int kv_maint_pending;
 #if KV_TMKIT
 tm_cond_t kv_maint_tmcond = TM_COND_INITIALIZER;
 #endif
@@ -145,15 +147,15 @@ static void kv_maint_wait(void)
             tm_cond_wait(&kv_maint_tmcond);
     }
 #elif KV_TM_CACHE
-    int wanted = 0;
-    pthread_mutex_lock(&kv_maint_lock);
-    for (;;) {
+    /* a wake-up, then the wish itself (read in a transaction, maint_lock no longer held) */
+    for (int wanted = 0; !wanted;) {
+        pthread_mutex_lock(&kv_maint_lock);
+        while (!kv_maint_pending)
+            pthread_cond_wait(&kv_maint_cond, &kv_maint_lock);
+        kv_maint_pending = 0;
+        pthread_mutex_unlock(&kv_maint_lock);
         __transaction_atomic { wanted = kv_expand_wanted; }
-        if (wanted)
-            break;
-        pthread_cond_wait(&kv_maint_cond, &kv_maint_lock);
     }
-    pthread_mutex_unlock(&kv_maint_lock);
 #else
     pthread_mutex_lock(&kv_cache_lock);
     while (!kv_expand_wanted)

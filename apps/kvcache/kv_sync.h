@@ -13,7 +13,8 @@
  *   KV_TM_CACHE  0: cache_lock is a pthread mutex
  *                1: its sections are __transaction_relaxed, the functions they call are
  *                   transaction_callable; anything unsafe inside (the slabs and stats mutexes,
- *                   pthread_cond_signal) makes the transaction serial-irrevocable ("naive")
+ *                   the maintainer's wake-up) stays where it is and makes the transaction
+ *                   serial-irrevocable ("naive")
  *                2: its sections are __transaction_atomic, the functions they call are
  *                   transaction_safe; what cannot run inside moves out: frees of items and stats
  *                   updates become commit handlers, the maintainer's wake-up a commit handler,
@@ -217,24 +218,35 @@ static inline int kv_ref_put_is_last(int32_t *refs)
 
 /* ---- the maintainer's wake-up (hash table expansion) ----
  * KV_MAINT_SIGNAL() inside a cache section after setting kv_assoc.expand_wanted.
- *   lock cache: pthread_cond_signal on a condition tied to cache_lock (memcached's shape)
- *   TM cache:   a commit handler signals a condition tied to its own mutex, maint_lock
- *   tmkit:      tm_cond_signal (takes effect at commit); the maintainer waits in tm_atomic_retry
- * The waiting side is in kv_assoc.c. */
+ *   lock cache:  pthread_cond_signal on a condition tied to cache_lock (memcached's shape)
+ *   cache-naive: the same call where it stands, inside the relaxed transaction: it takes
+ *                maint_lock, sets kv_maint_pending and signals a condition tied to maint_lock;
+ *                the unsafe calls make that transaction serial-irrevocable (the paper's naive
+ *                shape: nothing moved out, relaxed wherever anything unsafe is called; it happens
+ *                once per table expansion)
+ *   TM cache:    the same, as a commit handler (the paper's optimized shape)
+ *   tmkit:       tm_cond_signal (takes effect at commit); the maintainer waits in tm_atomic_retry
+ * The waiting side (kv_assoc.c) never starts a transaction while it holds maint_lock: an
+ * irrevocable transaction that waits for maint_lock would otherwise wait for it forever. */
 extern pthread_cond_t kv_maint_cond;
 extern pthread_mutex_t kv_maint_lock;
+extern int kv_maint_pending; /* under maint_lock: a wake-up the maintainer has not taken yet */
+#define KV_MAINT_WAKE()                                                                           \
+    do {                                                                                          \
+        pthread_mutex_lock(&kv_maint_lock);                                                       \
+        kv_maint_pending = 1;                                                                     \
+        pthread_cond_signal(&kv_maint_cond);                                                      \
+        pthread_mutex_unlock(&kv_maint_lock);                                                     \
+    } while (0)
 #if KV_TMKIT
 extern tm_cond_t kv_maint_tmcond;
 #define KV_MAINT_SIGNAL() tm_cond_signal(&kv_maint_tmcond)
-#elif KV_TM_CACHE
+#elif KV_TM_CACHE == 1
+#define KV_MAINT_SIGNAL() KV_MAINT_WAKE()
+#elif KV_TM_CACHE == 2
 #define KV_MAINT_SIGNAL()                                                                         \
     do {                                                                                          \
-        tm_on_commit()                                                                            \
-        {                                                                                         \
-            pthread_mutex_lock(&kv_maint_lock);                                                   \
-            pthread_cond_signal(&kv_maint_cond);                                                  \
-            pthread_mutex_unlock(&kv_maint_lock);                                                 \
-        }                                                                                         \
+        tm_on_commit() { KV_MAINT_WAKE(); }                                                       \
     } while (0)
 #else
 #define KV_MAINT_SIGNAL() pthread_cond_signal(&kv_maint_cond)
