@@ -14,7 +14,8 @@
  * Lifetime: the table holds one reference to each channel, every operation in progress and
  * every parked process one more. delchannel unlinks the channel, marks it deleted, empties its
  * queues (their processes resume with an error) and drops the table's reference; the last
- * reference frees it, outside every section.
+ * reference frees it, outside every section. The channels left when the script ends are freed
+ * with the runtime (ch_chan_shutdown).
  */
 #include "ch_chan.h"
 
@@ -77,6 +78,19 @@ static void chan_free(ch_chan *c)
     CH_LOCK_DESTROY(&c->lock);
     CH_COND_DESTROY(&c->free);
     free(c);
+}
+
+/* Only with every worker joined and no process left: what the table holds is the table's alone
+ * (a parked process would be active, and wait() has seen none). */
+void ch_chan_shutdown(void)
+{
+    for (int i = 0; i < CH_TABLE_SIZE; i++) {
+        while (table.bucket[i]) {
+            ch_chan *c = table.bucket[i];
+            table.bucket[i] = c->next_in_bucket;
+            chan_free(c);
+        }
+    }
 }
 
 int ch_chan_create(const char *name, size_t len)

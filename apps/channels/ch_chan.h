@@ -13,6 +13,8 @@ enum ch_result {
 };
 
 void ch_chan_init(void);
+/* Free every channel left in the table; at the runtime's end, once no process is left. */
+void ch_chan_shutdown(void);
 /* 0, or -1 when a channel of that name exists (or memory ran out: errno). */
 int ch_chan_create(const char *name, size_t len);
 /* 0, or -1 when there is no such channel. Parked processes get CH_DELETED and are made

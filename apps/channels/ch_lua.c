@@ -274,6 +274,7 @@ static int l_close(lua_State *L)
     ch_sched_wait_idle();
     ch_sched_shutdown();
     ch_proc_shutdown();
+    ch_chan_shutdown();
     started = 0;
     return 0;
 }
