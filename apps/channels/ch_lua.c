@@ -130,7 +130,7 @@ static int recv_k(lua_State *L, int status, lua_KContext ctx)
     lua_settop(L, 0);
     int n = ch_msg_push(L, m);
     ch_msg_free(m);
-    return n;
+    return n >= 0 ? n : ch_msg_push_error(L);
 }
 
 /* The process to park, or NULL when the caller cannot be parked (the interpreter's state, or
@@ -196,7 +196,7 @@ static int l_receive(lua_State *L)
     lua_settop(L, 0);
     int n = ch_msg_push(L, m);
     ch_msg_free(m);
-    return n;
+    return n >= 0 ? n : ch_msg_push_error(L);
 }
 
 static int l_newchannel(lua_State *L)

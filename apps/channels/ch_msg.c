@@ -87,7 +87,8 @@ ch_msg *ch_msg_pack(lua_State *L, int first)
 
 int ch_msg_push(lua_State *L, const ch_msg *m)
 {
-    luaL_checkstack(L, m->n, "too many values in a message");
+    if (!lua_checkstack(L, m->n))
+        return -1; /* no error raised here: the caller still owns m and frees it first */
     const char *str = (const char *)&m->v[m->n];
     for (int k = 0; k < m->n; k++) {
         const ch_val *v = &m->v[k];
@@ -110,6 +111,11 @@ int ch_msg_push(lua_State *L, const ch_msg *m)
         }
     }
     return m->n;
+}
+
+int ch_msg_push_error(lua_State *L)
+{
+    return luaL_error(L, "receive: too many values in a message for the receiver's stack");
 }
 
 void ch_msg_free(ch_msg *m)
