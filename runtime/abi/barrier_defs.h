@@ -24,10 +24,10 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
 
 #define TM_ALIGNED(addr, size) ((((uintptr_t)(addr)) & ((size) - 1)) == 0)
 
-/* Read of a type of 1, 2, 4 or 8 bytes. The modes are tested in order of their fast paths'
- * cost: gl_wt (any alignment: its clock check validates the value), NOrec, the serial modes
- * (plain loads), then the orec modes. Compares, not a jump table: an indirect jump costs more
- * than the two compares in front of the common modes. */
+/* Read of a type of 1, 2, 4 or 8 bytes. The modes are tested in order of their weight: gl_wt
+ * (any alignment: its clock check validates the value) and orec_eager, the two that adaptive
+ * runs instrumented, then NOrec, the serial modes (plain loads) and orec_lazy. Compares, not a
+ * jump table: an indirect jump costs more than the two compares in front of the common modes. */
 #define TM_READ_SMALL(NAME, T)                                                             \
     TM_EXPORT T NAME(const T *addr)                                                        \
     {                                                                                      \
@@ -39,6 +39,11 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
             if (mode_ == TM_MODE_GLWT) {                                                   \
                 if (tm_gl_read_fast(tx, addr, sizeof(T), &raw))                            \
                     goto done_;                                                            \
+            } else if (mode_ == TM_MODE_OREC_EAGER) {                                      \
+                if (TM_ALIGNED(addr, sizeof(T)) &&                                         \
+                    tm_orec_read_fast(tx, addr, sizeof(T), &raw,                           \
+                                      (uint64_t)(uintptr_t)tx | 1))                        \
+                    goto done_;                                                            \
             } else if (mode_ == TM_MODE_NOREC) {                                           \
                 if (TM_ALIGNED(addr, sizeof(T)) &&                                         \
                     tm_norec_read_fast(tx, addr, sizeof(T), &raw))                         \
@@ -46,16 +51,10 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
             } else if (mode_ <= TM_MODE_SERIAL_UNDO) {                                     \
                 memcpy(&v, addr, sizeof(T));                                               \
                 return v;                                                                  \
-            } else if (TM_ALIGNED(addr, sizeof(T))) {                                      \
-                if (mode_ == TM_MODE_OREC_LAZY) {                                          \
-                    if (!(tx->wset.n && tm_wset_maybe(&tx->wset, addr, sizeof(T))) &&      \
-                        tm_orec_read_fast(tx, addr, sizeof(T), &raw, 0))                   \
-                        goto done_;                                                        \
-                } else if (mode_ == TM_MODE_OREC_EAGER) {                                  \
-                    if (tm_orec_read_fast(tx, addr, sizeof(T), &raw,                       \
-                                          (uint64_t)(uintptr_t)tx | 1))                    \
-                        goto done_;                                                        \
-                }                                                                          \
+            } else if (mode_ == TM_MODE_OREC_LAZY && TM_ALIGNED(addr, sizeof(T))) {        \
+                if (!(tx->wset.n && tm_wset_maybe(&tx->wset, addr, sizeof(T))) &&          \
+                    tm_orec_read_fast(tx, addr, sizeof(T), &raw, 0))                       \
+                    goto done_;                                                            \
             }                                                                              \
         }                                                                                  \
         raw = tm_read_slow(addr, sizeof(T), tx);                                           \
@@ -79,6 +78,9 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
                     tm_store_n(addr, raw, sizeof(T));                                      \
                     return;                                                                \
                 }                                                                          \
+            } else if (mode_ == TM_MODE_OREC_EAGER) {                                      \
+                if (tm_eager_write_fast(tx, addr, raw, sizeof(T)))                         \
+                    return;                                                                \
             } else if (mode_ == TM_MODE_NOREC) {                                           \
                 tm_wset_write_fast(&tx->wset, addr, raw, sizeof(T));                       \
                 return;                                                                    \
@@ -93,15 +95,6 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
             } else if (mode_ == TM_MODE_OREC_LAZY) {                                       \
                 tm_wset_write_fast(&tx->wset, addr, raw, sizeof(T));                       \
                 return;                                                                    \
-            } else if (mode_ == TM_MODE_OREC_EAGER) {                                      \
-                /* a word whose orec this transaction holds: only we change it, so the    \
-                 * relaxed load sees our own lock value */                                 \
-                if (atomic_load_explicit(tm_orec_of((uintptr_t)addr), memory_order_relaxed) == \
-                        ((uint64_t)(uintptr_t)tx | 1) &&                                   \
-                    tm_undo_push_fast(&tx->undo, addr, sizeof(T))) {                       \
-                    tm_store_n(addr, raw, sizeof(T));                                      \
-                    return;                                                                \
-                }                                                                          \
             }                                                                              \
         }                                                                                  \
         tm_write_slow(addr, raw, sizeof(T), tx);                                           \

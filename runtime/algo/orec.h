@@ -173,13 +173,14 @@ tm_orec_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out, uin
     _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
     /* acquire: the value load below sees the data of the version read here. */
     uint64_t v1 = atomic_load_explicit(o, memory_order_acquire);
-    if (mine && v1 == mine) {
-        *out = tm_load_n(addr, size);
-        return true;
-    }
     tm_rset *r = &tx->rset;
-    if (TM_UNLIKELY(tm_orec_locked(v1) || tm_orec_version(v1) > tx->snapshot || r->n == r->cap))
+    if (TM_UNLIKELY(tm_orec_locked(v1) || tm_orec_version(v1) > tx->snapshot || r->n == r->cap)) {
+        if (mine && v1 == mine) { /* our own lock: only we write the word */
+            *out = tm_load_n(addr, size);
+            return true;
+        }
         return false;
+    }
     uint64_t v = tm_load_n(addr, size);
     /* acquire fence: the value load happens before the orec re-check. */
     atomic_thread_fence(memory_order_acquire);
@@ -190,6 +191,39 @@ tm_orec_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out, uin
     e->val = v1;
     e->len = 8;
     *out = v;
+    return true;
+}
+
+/* Inline fast path of orec_eager's write of one naturally aligned value of 1-8 bytes: the word's
+ * orec is ours already, or unlocked, no newer than the snapshot and lockable with one CAS while
+ * the lock records and the undo log have room. Anything else (held by another, newer version:
+ * snapshot extension, a lost CAS, a log to grow) returns false and the caller takes eager_write
+ * through the dispatch table, which finds the orec ours if this path locked it. Same protocol
+ * and memory orders as eager_lock, tm_undo_push and eager_write. */
+static inline __attribute__((always_inline)) bool
+tm_eager_write_fast(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
+{
+    _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
+    uint64_t mine = (uint64_t)(uintptr_t)tx | 1;
+    /* relaxed: an orec we hold only we change, so this sees our own lock value; any other
+     * value is checked again by the CAS below. */
+    uint64_t cur = atomic_load_explicit(o, memory_order_relaxed);
+    if (cur != mine) {
+        tm_locks *l = tx->algo_state; /* allocated by eager_begin */
+        if (TM_UNLIKELY(tm_orec_locked(cur) || tm_orec_version(cur) > tx->snapshot ||
+                        l->n == l->cap))
+            return false;
+        /* acquire on success: the words are ours until we release the orec; the release fence
+         * keeps our in-place stores after the lock for readers' orec re-checks (as eager_lock). */
+        if (TM_UNLIKELY(!atomic_compare_exchange_strong_explicit(o, &cur, mine, memory_order_acquire,
+                                                                 memory_order_relaxed)))
+            return false;
+        atomic_thread_fence(memory_order_release);
+        l->rec[l->n++] = (tm_lockrec){tx, cur, o};
+    }
+    if (TM_UNLIKELY(!tm_undo_push_fast(&tx->undo, addr, size)))
+        return false;
+    tm_store_n(addr, raw, size);
     return true;
 }
 
