@@ -36,7 +36,9 @@ TMKIT_PURE size_t tmkit__numtext(const char *s, char *buf, size_t cap)
             _ITM_changeTransactionMode(0 /* modeSerialIrrevocable */);                      \
             return fn(s, end, base);                                                        \
         }                                                                                   \
+        int saved = tmkit__errno_begin();                                                   \
         type v = fn(buf, &e, base);                                                         \
+        tmkit__errno_end(saved); /* ERANGE, EINVAL through the transaction */                \
         if (end)                                                                            \
             *end = (char *)s + (e - buf);                                                   \
         return v;                                                                           \
@@ -239,12 +241,12 @@ TMKIT_WRAPPER int tmkit_tx_vsnprintf(char *d, size_t n, const char *f, va_list a
         _ITM_changeTransactionMode(0 /* modeSerialIrrevocable */);
         return vsnprintf(d, n, f, ap);
     }
-    if (r < 0)
-        return r;
-    tmkit__flush(&o.w);
+    tmkit__flush(&o.w); /* after an error too: glibc leaves what it wrote, terminated */
     if (n)
         tmkit__write_block(o.w.dst, "", 1);
-    return o.total > INT_MAX ? (errno = EOVERFLOW, -1) : (int)o.total;
+    if (r < 0)
+        return r;
+    return o.total > INT_MAX ? (tmkit__set_errno(EOVERFLOW), -1) : (int)o.total;
 }
 
 TMKIT_WRAPPER int tmkit_tx_snprintf(char *, size_t, const char *, ...) TMKIT_WRAP(snprintf);

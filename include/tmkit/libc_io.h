@@ -8,6 +8,7 @@
 uint8_t _ITM_RU1(const uint8_t *) __attribute__((transaction_pure));
 uint64_t _ITM_RU8(const uint64_t *) __attribute__((transaction_pure));
 void _ITM_WU1(uint8_t *, uint8_t) __attribute__((transaction_pure));
+void _ITM_WU4(uint32_t *, uint32_t) __attribute__((transaction_pure));
 /* The block copies under names GCC does not know, returning nothing: GCC treats _ITM_memcpy*
  * as memcpy and reuses its result as the destination, which GCC's libitm does not return
  * (docs/libitm-differences.md: c_mem_retval); on libitm that corrupted the stack. */
@@ -24,6 +25,28 @@ void _ITM_changeTransactionMode(int) __attribute__((transaction_pure));
 #define TMKIT_WRAP(fn) __attribute__((transaction_pure, transaction_wrap(fn)))
 #define TMKIT_WRAPPER __attribute__((weak, used, transaction_pure))
 #define TMKIT_PURE static inline __attribute__((transaction_pure, unused))
+
+/* ---- errno: set through the transaction ----
+ * A caller's `errno = 0; v = strtol(...); if (errno)` inside a transaction writes and reads
+ * errno through the transaction (GCC instruments it like any variable), so the first write may
+ * still be in a redo log when glibc, called by a wrapper, stores ERANGE directly: the caller
+ * would read its own 0 back. So a wrapper brackets each glibc call that may set errno with
+ * these: memory keeps the errno it had, and glibc's error is written through the transaction
+ * (where the caller reads it, and an abort undoes it). */
+TMKIT_PURE void tmkit__set_errno(int e) { _ITM_WU4((uint32_t *)&errno, (uint32_t)e); }
+TMKIT_PURE int tmkit__errno_begin(void)
+{
+    int saved = errno;
+    errno = 0;
+    return saved;
+}
+TMKIT_PURE void tmkit__errno_end(int saved)
+{
+    int e = errno;
+    errno = saved;
+    if (e)
+        tmkit__set_errno(e);
+}
 
 /* ---- reading bytes through the transaction, a word at a time ---- */
 

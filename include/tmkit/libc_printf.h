@@ -155,13 +155,15 @@ TMKIT_PURE int tmkit__glibc(tmkit__out *o, const tmkit__spec *sp, char conv, con
         spec[n++] = *mod++;
     spec[n++] = conv;
     spec[n] = 0;
+    int saved = tmkit__errno_begin();
     int len = tmkit__glibc_one(small, sizeof small, spec, k, &v);
+    tmkit__errno_end(saved); /* EILSEQ from %lc: through the transaction */
     if (len < 0)
         return -1;
     if ((size_t)len >= sizeof small) { /* long: %.500f, %f of 1e300, %'.300d */
         /* the transaction's malloc: freed if it aborts while the text is emitted */
         if (!(t = (char *)_ITM_malloc((size_t)len + 1)))
-            return errno = ENOMEM, -1;
+            return tmkit__set_errno(ENOMEM), -1;
         tmkit__glibc_one(t, (size_t)len + 1, spec, k, &v);
     }
     size_t z = 0, pad = sp->width > (size_t)len ? sp->width - (size_t)len : 0;
@@ -171,7 +173,7 @@ TMKIT_PURE int tmkit__glibc(tmkit__out *o, const tmkit__spec *sp, char conv, con
         z = t[0] == '-' || t[0] == '+' || t[0] == ' ';
         if ((conv | 32) == 'a' && t[z] == '0' && (t[z + 1] | 32) == 'x')
             z += 2;
-        zero = t[z] >= '0' && t[z] <= '9'; /* not inf or nan */
+        zero = (t[z] | 32) != 'i' && (t[z] | 32) != 'n'; /* not inf or nan */
     }
     if (zero) {
         tmkit__emit(o, t, z);
