@@ -82,13 +82,10 @@ TMKIT_PURE int tmkit__vformat(tmkit__out *o, const char *f, va_list ap)
             return 0;
         f = q + 1;
         /* % flags width .precision length conversion, with * taken from the arguments */
+        static const char flag_chars[] = "-+ #0'", len_chars[] = "zjtLq";
         tmkit__spec sp = {0, 0, -1};
-        for (;; f++) {
-            const char *at = strchr("-+ #0'", *f);
-            if (!*f || !at)
-                break;
-            sp.flags |= 1u << (at - "-+ #0'");
-        }
+        for (const char *at; *f && (at = strchr(flag_chars, *f)); f++)
+            sp.flags |= 1u << (at - flag_chars); /* TMKIT__LEFT ... TMKIT__GROUP */
         if (*f == '*') {
             int w = va_arg(ap, int);
             if (*++f >= '0' && *f <= '9')
@@ -121,8 +118,8 @@ TMKIT_PURE int tmkit__vformat(tmkit__out *o, const char *f, va_list ap)
             len = f[1] == 'h' ? (f++, 1) : 2;
         else if (*f == 'l')
             len = f[1] == 'l' ? (f++, 4) : 3;
-        else if (*f && strchr("zjtLq", *f))
-            len = (int)(strchr("zjtLq", *f) - "zjtLq") + 5 - (*f == 'q');
+        else if (*f && strchr(len_chars, *f))
+            len = (int)(strchr(len_chars, *f) - len_chars) + 5 - (*f == 'q');
         if (len)
             f++;
         char conv = *f ? *f++ : 0;
