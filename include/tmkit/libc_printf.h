@@ -21,6 +21,8 @@ typedef struct {
  * c, n times). Only what fits is stored; the total counts all of it. */
 TMKIT_PURE void tmkit__out_n(tmkit__out *o, const char *p, const char *tx, char c, size_t n)
 {
+    if (!n)
+        return;
     size_t k = o->room > 1 ? o->room - 1 : 0;
     if (k > n)
         k = n;
@@ -72,10 +74,10 @@ TMKIT_PURE void tmkit__field(tmkit__out *o, const tmkit__spec *sp, const char *p
 TMKIT_PURE void tmkit__int(tmkit__out *o, const tmkit__spec *sp, unsigned long long v, char sign,
                            char conv)
 {
-    char d[24], *end = d + sizeof d, *p = end;
+    char d[28], *end = d + sizeof d, *p = end; /* 22 octal digits, 0x, sign */
     const char *xd = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
     int alt = (sp->flags & TMKIT__ALT) != 0, hex = conv == 'x' || conv == 'X';
-    const char *prefix = alt && hex && v ? (conv == 'X' ? "0X" : "0x") : "";
+    size_t nprefix = alt && hex && v ? 2 : 0; /* 0x or 0X */
     if (conv == 'o')
         for (; v; v >>= 3)
             *--p = (char)('0' + (v & 7));
@@ -89,20 +91,31 @@ TMKIT_PURE void tmkit__int(tmkit__out *o, const tmkit__spec *sp, unsigned long l
     size_t zeros = prec > nd ? prec - nd : 0;
     if (conv == 'o' && alt && !zeros)
         zeros = 1; /* the digits never start with 0: add one */
-    size_t body = (sign != 0) + strlen(prefix) + zeros + nd;
+    size_t body = (sign != 0) + nprefix + zeros + nd;
     if ((sp->flags & (TMKIT__ZERO | TMKIT__LEFT)) == TMKIT__ZERO && sp->prec < 0 &&
         sp->width > body) {
         zeros += sp->width - body;
         body = sp->width;
     }
+    /* sign and 0x go in front of the digits, or of the zeros: text[0..nhead) */
+    char head[3], *text = p;
+    size_t nhead = 0;
+    if (sign)
+        head[nhead++] = sign;
+    if (nprefix)
+        head[nhead++] = '0', head[nhead++] = conv;
+    if (!zeros) { /* the common case: one piece */
+        text = p - nhead;
+        memcpy(text, head, nhead);
+    }
     size_t pad = sp->width > body ? sp->width - body : 0;
     if (!(sp->flags & TMKIT__LEFT))
         tmkit__pad(o, ' ', pad);
-    if (sign)
-        tmkit__emit(o, &sign, 1);
-    tmkit__emit(o, prefix, strlen(prefix));
-    tmkit__pad(o, '0', zeros);
-    tmkit__emit(o, p, nd);
+    if (zeros) {
+        tmkit__emit(o, head, nhead);
+        tmkit__pad(o, '0', zeros);
+    }
+    tmkit__emit(o, text, (size_t)(end - text));
     if (sp->flags & TMKIT__LEFT)
         tmkit__pad(o, ' ', pad);
 }
