@@ -20,25 +20,9 @@
 #include <wchar.h>
 #include <tmkit.h>
 
-static char out[8192], ref[8192], text[1024];
-static int irr; /* the last transaction went irrevocable */
-int never_cancel; /* never set: GCC must assume it may be, so the transactions can cancel */
+#include "libc_vtx.h"
 
-/* vsnprintf called directly inside a transaction, with its caller's va_list */
-static int vtx(char *b, size_t n, const char *f, ...)
-{
-    va_list ap;
-    int r = -9;
-    va_start(ap, f);
-    __transaction_atomic {
-        r = vsnprintf(b, n, f, ap);
-        irr = _ITM_inTransaction() == 2;
-        if (never_cancel)
-            __transaction_cancel;
-    }
-    va_end(ap);
-    return r;
-}
+static char out[8192], ref[8192], text[1024];
 
 static void compare(int line, int r1, int r2, int e1, int e2, int want_irr)
 {

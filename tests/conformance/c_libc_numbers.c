@@ -30,33 +30,10 @@ typedef struct {
     long long all;
 } parsed;
 
-/* Every parser on s in base b: inside a transaction (tx) or plain glibc. */
-static void parse(const char *s, int b, int tx, parsed *p, int *irr)
+/* Every parser on s in base b; transaction_safe, so that called inside a transaction it calls
+ * tmkit.h's wrappers (its transactional clone) and outside it glibc. */
+__attribute__((transaction_safe)) static void parse_all(const char *s, int b, parsed *p)
 {
-    memset(p, 0, sizeof *p);
-    if (tx) {
-        __transaction_atomic {
-            errno = 0;
-            p->l = strtol(s, &p->e[0], b);
-            p->err[0] = errno;
-            errno = 0;
-            p->ul = strtoul(s, &p->e[1], b);
-            p->err[1] = errno;
-            errno = 0;
-            p->ll = strtoll(s, &p->e[2], b);
-            p->err[2] = errno;
-            errno = 0;
-            p->ull = strtoull(s, &p->e[3], b);
-            p->err[3] = errno;
-            p->i = atoi(s);
-            p->al = atol(s);
-            p->all = atoll(s);
-            *irr = _ITM_inTransaction() == 2;
-            if (never_cancel)
-                __transaction_cancel;
-        }
-        return;
-    }
     errno = 0;
     p->l = strtol(s, &p->e[0], b);
     p->err[0] = errno;
@@ -72,6 +49,22 @@ static void parse(const char *s, int b, int tx, parsed *p, int *irr)
     p->i = atoi(s);
     p->al = atol(s);
     p->all = atoll(s);
+}
+
+/* parse_all inside a transaction (tx) or plain glibc. */
+static void parse(const char *s, int b, int tx, parsed *p, int *irr)
+{
+    memset(p, 0, sizeof *p);
+    if (!tx) {
+        parse_all(s, b, p);
+        return;
+    }
+    __transaction_atomic {
+        parse_all(s, b, p);
+        *irr = _ITM_inTransaction() == 2;
+        if (never_cancel)
+            __transaction_cancel;
+    }
 }
 
 static void check_number(const char *s, int want_irr)

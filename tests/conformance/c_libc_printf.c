@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <tmkit.h>
 
+#include "libc_vtx.h"
+
 enum { K_INT, K_LL, K_STR, K_PTR, K_NONE };
 typedef struct {
     int kind;
@@ -22,25 +24,6 @@ typedef struct {
 
 static char out[128], ref[128];
 static long cases, sweeps;
-int never_cancel; /* never set: GCC must assume it may be, so the transactions can cancel */
-
-static int irr; /* set by the last transaction: it went irrevocable */
-
-/* vsnprintf called directly inside a transaction, with its caller's va_list */
-static int vtx(char *b, size_t n, const char *f, ...)
-{
-    va_list ap;
-    int r = -9;
-    va_start(ap, f);
-    __transaction_atomic {
-        r = vsnprintf(b, n, f, ap);
-        irr = _ITM_inTransaction() == 2;
-        if (never_cancel)
-            __transaction_cancel;
-    }
-    va_end(ap);
-    return r;
-}
 
 /* fn(b, n, f, the star arguments st[0..ns), the argument a) */
 #define PASS(fn, ...)                                                                       \
