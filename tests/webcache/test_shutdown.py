@@ -75,17 +75,20 @@ def answer_then_close(c, status, what):
     return f"{st} with Connection: {h.get('connection')}"
 
 
-def graceful(binary, tmp, sig, what, *args):
-    srv = Server(binary, "--threads", "2", "--man2html", wrapper(tmp, 1), *args)
+def graceful(binary, tmp, sig, what, *args, status=200, render=1, bound=3,
+             why="--shutdown-timeout is 5 s"):
+    """A request whose page takes `render` s is in flight when `sig` arrives: it is answered
+    with `status` and Connection: close, and the server exits 0 within `bound` s."""
+    srv = Server(binary, "--threads", "2", "--man2html", wrapper(tmp, render), *args)
     c = in_flight(srv)
     time.sleep(0.3)
     t0 = time.monotonic()
     srv.proc.send_signal(sig)
-    got = answer_then_close(c, 200, what)
+    got = answer_then_close(c, status, what)
     rc, _ = wait_exit(srv, 10)
     took = time.monotonic() - t0
-    check(rc == 0 and took < 3, f"{what}: exit {rc} {took:.2f}s after the signal "
-                                f"(expected 0 within 3 s, --shutdown-timeout is 5 s)")
+    check(rc == 0 and took < bound, f"{what}: exit {rc} {took:.2f}s after the signal "
+                                    f"(expected 0 within {bound} s, {why})")
     c.close()
     print(f"{what}: {got}, exit {rc} {took:.2f}s after the signal")
 
@@ -140,19 +143,8 @@ def test_second(binary, tmp):
 
 
 def test_timeout(binary, tmp):
-    srv = Server(binary, "--threads", "2", "--shutdown-timeout", "0.3",
-                 "--man2html", wrapper(tmp, 5))
-    c = in_flight(srv)
-    time.sleep(0.3)
-    t0 = time.monotonic()
-    srv.proc.send_signal(signal.SIGTERM)
-    got = answer_then_close(c, 502, "past --shutdown-timeout")
-    rc, _ = wait_exit(srv, 10)
-    took = time.monotonic() - t0
-    check(rc == 0 and took < 1.5, f"past --shutdown-timeout 0.3: exit {rc} {took:.2f}s after "
-                                  f"the signal (expected 0 within 1.5 s)")
-    c.close()
-    print(f"past --shutdown-timeout 0.3: {got}, exit {rc} {took:.2f}s after the signal")
+    graceful(binary, tmp, signal.SIGTERM, "past --shutdown-timeout 0.3", "--shutdown-timeout",
+             "0.3", status=502, render=5, bound=1.5, why="the page takes 5 s")
 
 
 def main():
