@@ -7,8 +7,6 @@ happens by chance with probability 1/70) or above every one ("above").
 
 usage: spread.py [DIR]   (prints a markdown table on stdout)
 """
-import csv
-import glob
 import os
 import statistics
 import sys
@@ -16,14 +14,13 @@ import sys
 here = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "2026-11-25-webcache-events"))
+from compare import runs  # noqa: E402  (the same loader as compare.md's table)
+
+
 def rounds(kind):
-    out = {}
-    for d in sorted(glob.glob(os.path.join(here, f"{kind}-*", ""))):
-        for r in csv.DictReader(open(os.path.join(d, "runs.csv"))):
-            if r["status"] == "ok":
-                key = (float(r["s"]), int(r["threads"]), r["build"])
-                out.setdefault(key, []).append(float(r["rps"]))
-    return out
+    return {key: [x[0] for x in v] for key, v in runs(here, kind).items()}
 
 
 before, after = rounds("before"), rounds("after")
