@@ -2,7 +2,7 @@
 profiles: sites matched by name, then by a function that has one site on each side (the same
 function at another line in the other build, as kv_store in two kvcache builds), never by a
 function with several sites on one side; the why-and-where table (abort reasons, serial starts,
-time lost) for the matched sites.
+time lost) for the matched sites and the HTML page's rows of every reason, A vs B.
 
     python test_compare.py
 """
@@ -88,6 +88,14 @@ def main():
     F.eq(len(why), 2, "kv_get in both tables")
     F.check(why[1].split()[-6:] == ["25", "0", "0.00", "0.00", "kv_log", "(kv_cache.c:10)"],
             f"kv_get: 25 serial starts in A, 0 in B, serialized by kv_log: {why[1]!r}")
+
+    # The HTML page's reasons, A vs B: "all" first, then the reasons by the larger side.
+    by = {n: compare.reason_cells(n, x, y) for n, x, y in res["matched"]}
+    F.eq(by["kv_store (kv_cache.c:121->120)"], [
+        ["kv_store (kv_cache.c:121->120)", "all", 100, 500, "x5.00"],
+        ["kv_store (kv_cache.c:121->120)", "write_conflict", 40, 400, "x10.00"],
+        ["kv_store (kv_cache.c:121->120)", "read_conflict", 60, 100, "x1.67"]], "kv_store's reasons")
+    F.eq(by["kv_get (kv_cache.c:80)"], [], "kv_get never aborts: no reason rows")
     F.done()
 
 

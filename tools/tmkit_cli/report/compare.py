@@ -5,7 +5,8 @@ function has only one site on each side is matched by the function alone (the sa
 by a line between two builds: "kv_store (kv_cache.c:121->120)"). Changes are B relative to A:
 ratios for counts and times, percentage points for the abort rate. A second table says why and
 where for the same sites: the main abort reasons, the starts that ran serial (serial attempts and
-switches to irrevocable) and the time lost in aborted attempts."""
+switches to irrevocable) and the time lost in aborted attempts; the HTML page (page.py) adds
+every abort reason of every matched site, A vs B."""
 import re
 
 from . import profiles as report
@@ -112,6 +113,19 @@ def why_cells(name, x, y):
 def why_line(c):
     return (f"{c[0][:40]:<40} {c[1][:42]:<42} {c[2][:42]:<42} {c[3]:>8} {c[4]:>8} {c[5]:>9} "
             f"{c[6]:>9}  {c[7]}").rstrip()
+
+
+def reason_cells(name, x, y):
+    """Aborts by reason for one matched site, A vs B: a row "all" (every aborted attempt), then
+    one row per reason either side saw, the larger count first; [] when neither side aborted.
+    Reasons are named as in the text tables (read_conflict, validation, ...)."""
+    if not x["aborts"] and not y["aborts"]:
+        return []
+    seen = [k for k in x["reasons"] if x["reasons"][k] or y["reasons"][k]]
+    seen.sort(key=lambda k: -max(x["reasons"][k], y["reasons"][k]))
+    return [[name, "all", x["aborts"], y["aborts"], ratio(x["aborts"], y["aborts"])]] + \
+        [[name, k, x["reasons"][k], y["reasons"][k], ratio(x["reasons"][k], y["reasons"][k])]
+         for k in seen]
 
 
 def one_side(r):

@@ -95,13 +95,15 @@ def compare_charts(res):
                         for i, side in enumerate(("A", "B"))]}]
 
 
-def _table(head, body, total_rows=()):
+def _table(head, body, total_rows=(), left=None):
+    """left: the columns aligned left (besides the first); by default the last of a wide table."""
     e = html.escape
     out = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"]
     for cls, rows in (("", body), (' class="total"', total_rows)):
         for cells in rows:
+            lcols = left if left is not None else {len(cells) - 1} if len(cells) > 8 else set()
             out.append(f"<tr{cls}>" + "".join(
-                f"<td{' class=l' if i == len(cells) - 1 and len(cells) > 8 else ''}>{e(str(c))}</td>"
+                f"<td{' class=l' if i in lcols else ''}>{e(str(c))}</td>"
                 for i, c in enumerate(cells)) + "</tr>")
     return "\n".join(out + ["</table>"])
 
@@ -116,6 +118,31 @@ def _site_cells(r):
             f"{100 * r['retried']:.1f}", r["max_retries"], "%.1f/%d" % r["read"], "%.1f/%d" % r["write"],
             f"{r['inside_ms']:.2f}", f"{r['wasted_ms']:.2f}", f"{100 * r['lost']:.1f}", r["serial"],
             extra.lstrip("; ")]
+
+
+WHY_HEAD = ["site", "aborts A (main reasons)", "aborts B (main reasons)", "serial A", "serial B",
+            "lost ms A", "lost ms B", "serialized by"]
+REASON_HEAD = ["site", "reason", "aborts A", "aborts B", "change"]
+
+
+def _compare_reasons(res):
+    """The comparison's why and where (the text's second table) and every abort reason of every
+    matched site, A vs B with the change."""
+    m, tot = res["matched"], res["totals"]
+    out = ["<h2>why and where</h2><p>Aborts by reason, serial starts, time lost in aborted "
+           "attempts.</p>",
+           _table(WHY_HEAD, [report_compare.why_cells(n, x, y) for n, x, y in m],
+                  [report_compare.why_cells("total", *tot)], left={1, 2, 7}),
+           "<h2>aborts by reason, A vs B</h2>"]
+    body = [c for n, x, y in m for c in report_compare.reason_cells(n, x, y)]
+    total = report_compare.reason_cells("total", *tot)
+    if not body and not total:
+        return "\n".join(out + ["<p>No aborts in A or in B.</p>"])
+    quiet = sum(1 for _, x, y in m if not x["aborts"] and not y["aborts"])
+    note = f"{quiet} matched site{'s' if quiet != 1 else ''} with aborts in neither A nor B not " \
+        "listed; " if quiet else ""
+    return "\n".join(out + [_table(REASON_HEAD, body, total, left={1}),
+                            f"<p>{note}the total counts every site of each profile, matched or not.</p>"])
 
 
 def _images(pngs):
@@ -140,6 +167,7 @@ def write(path, page, root, plots=True):
                              "change", "abort % A", "abort % B", "change", "ms A", "ms B", "change"],
                             [report_compare.cells(n, x, y) for n, x, y in res["matched"]],
                             [report_compare.cells("total", *res["totals"])]))
+        parts.append(_compare_reasons(res))
         for side, key in (("A", "only_a"), ("B", "only_b")):
             if res[key]:
                 parts.append(f"<h3>only in {side}</h3><ul>" + "".join(
