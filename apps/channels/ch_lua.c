@@ -128,9 +128,7 @@ static int recv_k(lua_State *L, int status, lua_KContext ctx)
     ch_msg *m = p->msg;
     p->msg = NULL;
     lua_settop(L, 0);
-    int n = ch_msg_push(L, m);
-    ch_msg_free(m);
-    return n >= 0 ? n : ch_msg_push_error(L);
+    return ch_msg_push(L, m); /* frees m, also when it raises an error */
 }
 
 /* The process to park, or NULL when the caller cannot be parked (the interpreter's state, or
@@ -194,9 +192,7 @@ static int l_receive(lua_State *L)
         return fail(L, "no senders waiting on channel");
     ch_sched_push(w);
     lua_settop(L, 0);
-    int n = ch_msg_push(L, m);
-    ch_msg_free(m);
-    return n >= 0 ? n : ch_msg_push_error(L);
+    return ch_msg_push(L, m); /* frees m, also when it raises an error */
 }
 
 static int l_newchannel(lua_State *L)

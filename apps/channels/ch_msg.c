@@ -25,6 +25,7 @@ typedef struct {
 
 struct ch_msg {
     int n;
+    int strings; /* how many of the values are strings */
     ch_val v[]; /* then the string bytes */
 };
 
@@ -50,6 +51,7 @@ ch_msg *ch_msg_pack(lua_State *L, int first)
     if (!m)
         luaL_error(L, "out of memory for a message");
     m->n = n;
+    m->strings = 0;
     char *str = (char *)&m->v[n];
     size_t off = 0;
     for (int k = 0; k < n; k++) {
@@ -79,16 +81,18 @@ ch_msg *ch_msg_pack(lua_State *L, int first)
             v->u.s.off = off;
             v->u.s.len = len;
             off += len;
+            m->strings++;
         }
         }
     }
     return m;
 }
 
-int ch_msg_push(lua_State *L, const ch_msg *m)
+/* Pushes the values; the stack has room for them (lua_checkstack). Only lua_pushlstring can
+ * raise an error here (out of memory: the string is new, or the collector step it may take
+ * fails): pushing nil, booleans and numbers allocates nothing. */
+static void push_values(lua_State *L, const ch_msg *m)
 {
-    if (!lua_checkstack(L, m->n))
-        return -1; /* no error raised here: the caller still owns m and frees it first */
     const char *str = (const char *)&m->v[m->n];
     for (int k = 0; k < m->n; k++) {
         const ch_val *v = &m->v[k];
@@ -110,12 +114,46 @@ int ch_msg_push(lua_State *L, const ch_msg *m)
             lua_pushlstring(L, str + v->u.s.off, v->u.s.len);
         }
     }
+}
+
+/* push_values under lua_pcall: the message as light userdata, the values as results. */
+static int push_protected(lua_State *L)
+{
+    const ch_msg *m = lua_touserdata(L, 1);
+    lua_pop(L, 1);
+    if (!lua_checkstack(L, m->n)) /* already grown by the caller: no allocation */
+        return luaL_error(L, "receive: no stack for the message");
+    push_values(L, m);
     return m->n;
 }
 
-int ch_msg_push_error(lua_State *L)
+int ch_msg_push(lua_State *L, ch_msg *m)
 {
-    return luaL_error(L, "receive: too many values in a message for the receiver's stack");
+    int n = m->n;
+    /* Room for the values, and for the function and argument of the protected call below.
+     * lua_checkstack raises no error: it answers 0 past Lua's stack limit or out of memory. */
+    if (!lua_checkstack(L, n + 2)) {
+        ch_msg_free(m);
+        return luaL_error(L, "receive: too many values in a message for the receiver's stack");
+    }
+    if (m->strings == 0) { /* nothing to allocate, nothing can fail */
+        push_values(L, m);
+        ch_msg_free(m);
+        return n;
+    }
+    /* A memory error in lua_pushlstring would longjmp past the free: copy the strings under a
+     * protected call, free the message whatever it answers, then raise its error again. */
+    int top = lua_gettop(L);
+    lua_pushcfunction(L, push_protected);
+    lua_pushlightuserdata(L, m);
+    int st = lua_pcall(L, 1, LUA_MULTRET, 0);
+    ch_msg_free(m);
+    if (st == LUA_ERRMEM)
+        return luaL_error(L, "receive: not enough memory for the message (%d values); "
+                             "it is dropped", n);
+    if (st != LUA_OK)
+        return lua_error(L);
+    return lua_gettop(L) - top;
 }
 
 void ch_msg_free(ch_msg *m)

@@ -10,11 +10,11 @@ typedef struct ch_msg ch_msg;
 /* Copy the values at stack slots first..top of L into a new message; a value of another type
  * raises a Lua error (bad argument) before anything is allocated. */
 ch_msg *ch_msg_pack(lua_State *L, int first);
-/* Push the message's values onto L; returns how many, or -1 (nothing pushed, no error raised)
- * when L's stack cannot grow to hold them: the caller frees m, then raises the error
- * (ch_msg_push_error). */
-int ch_msg_push(lua_State *L, const ch_msg *m);
-int ch_msg_push_error(lua_State *L);
+/* Push the message's values onto L and free m, in every case: returns how many values, or
+ * raises an error with nothing pushed when L cannot take them (a stack that cannot grow so far:
+ * "too many values"; Lua out of memory while it copies the strings: "not enough memory").
+ * A message that cannot be received is dropped; its sender has already been served. */
+int ch_msg_push(lua_State *L, ch_msg *m);
 void ch_msg_free(ch_msg *m);
 
 #endif

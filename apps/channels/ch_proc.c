@@ -48,7 +48,9 @@ ch_proc *ch_proc_self(lua_State *L)
     return p;
 }
 
-static void open_libs(lua_State *S)
+/* Under lua_pcall (proc_get): opening the libraries allocates, and an error outside a protected
+ * call would reach the state's panic function, which aborts the program. */
+static int open_libs(lua_State *S)
 {
     static const luaL_Reg preload[] = {
         {LUA_COLIBNAME, luaopen_coroutine}, {LUA_TABLIBNAME, luaopen_table},
@@ -67,6 +69,7 @@ static void open_libs(lua_State *S)
     lua_pop(S, 1);
     luaL_requiref(S, "luaproc", ch_lua_open_child, 1);
     lua_pop(S, 1);
+    return 0;
 }
 
 /* A process record with a state: recycled, or new. NULL when out of memory. */
@@ -90,7 +93,12 @@ static ch_proc *proc_get(void)
         free(p);
         return NULL;
     }
-    open_libs(p->S);
+    lua_pushcfunction(p->S, open_libs);
+    if (lua_pcall(p->S, 0, 0, 0) != LUA_OK) { /* out of memory */
+        lua_close(p->S);
+        free(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -113,6 +121,54 @@ static void proc_put(ch_proc *p)
     }
 }
 
+/* What setup needs, passed as light userdata through lua_pcall. */
+struct setup {
+    ch_proc *p;
+    const char *buf, *chunkname;
+    size_t len;
+    uint64_t lib_upvalues;
+};
+
+/* In the new process's state, under lua_pcall: load the chunk, bind its library upvalues, and
+ * make the coroutine that runs it. Each step may allocate, so may raise a memory error (or,
+ * in a recycled state, run a metamethod its last process left on the globals). The state's
+ * ch_proc is registered last, so a failure leaves at most p->ref for the caller to drop. */
+static int setup(lua_State *S)
+{
+    struct setup *a = lua_touserdata(S, 1);
+    ch_proc *p = a->p;
+    lua_pop(S, 1);
+    if (luaL_loadbuffer(S, a->buf, a->len, a->chunkname) != LUA_OK)
+        return lua_error(S);
+    for (int i = 1; i <= 64; i++) {
+        if (a->lib_upvalues & ((uint64_t)1 << (i - 1))) {
+            lua_getglobal(S, "luaproc");
+            if (!lua_setupvalue(S, -2, i))
+                lua_pop(S, 1);
+        }
+    }
+    lua_State *L = lua_newthread(S);
+    p->ref = luaL_ref(S, LUA_REGISTRYINDEX); /* pops the thread */
+    p->L = L;
+    lua_xmove(S, L, 1); /* the chunk, to run in the coroutine */
+    lua_pushlightuserdata(S, p);
+    lua_rawsetp(S, LUA_REGISTRYINDEX, &proc_key);
+    return 0;
+}
+
+/* Under lua_pcall in the caller's state: a copy of the error message on top of S. */
+static int copy_error(lua_State *from)
+{
+    lua_State *S = lua_touserdata(from, 1);
+    size_t len;
+    const char *msg = lua_type(S, -1) == LUA_TSTRING ? lua_tolstring(S, -1, &len) : NULL;
+    if (msg)
+        lua_pushlstring(from, msg, len);
+    else
+        lua_pushliteral(from, "(error object is not a string)");
+    return 1;
+}
+
 int ch_proc_new(lua_State *from, const char *buf, size_t len, const char *chunkname,
                 uint64_t lib_upvalues)
 {
@@ -123,23 +179,23 @@ int ch_proc_new(lua_State *from, const char *buf, size_t len, const char *chunkn
         return -1;
     }
     lua_State *S = p->S;
-    if (luaL_loadbuffer(S, buf, len, chunkname) != LUA_OK) {
-        lua_pushstring(from, lua_tostring(S, -1));
+    struct setup a = {p, buf, chunkname, len, lib_upvalues};
+    p->L = NULL;
+    p->ref = LUA_NOREF;
+    lua_pushcfunction(S, setup);
+    lua_pushlightuserdata(S, &a);
+    if (lua_pcall(S, 1, 0, 0) != LUA_OK) {
+        /* The message goes to the caller's state, where copying it may run out of memory too:
+         * under a protected call, so that p is put back in every case; then either the copy
+         * or Lua's memory error is on top of `from`. */
+        lua_pushcfunction(from, copy_error);
+        lua_pushlightuserdata(from, S);
+        lua_pcall(from, 1, 1, 0);
+        luaL_unref(S, LUA_REGISTRYINDEX, p->ref); /* allocates nothing */
+        p->L = NULL;
         proc_put(p);
         return -1;
     }
-    for (int i = 1; i <= 64; i++) {
-        if (lib_upvalues & ((uint64_t)1 << (i - 1))) {
-            lua_getglobal(S, "luaproc");
-            if (!lua_setupvalue(S, -2, i))
-                lua_pop(S, 1);
-        }
-    }
-    p->L = lua_newthread(S);
-    p->ref = luaL_ref(S, LUA_REGISTRYINDEX); /* pops the thread */
-    lua_xmove(S, p->L, 1);                   /* the chunk, to run in the coroutine */
-    lua_pushlightuserdata(S, p);
-    lua_rawsetp(S, LUA_REGISTRYINDEX, &proc_key);
     p->op = CH_OP_NONE;
     p->chan = NULL;
     p->msg = NULL;
