@@ -41,8 +41,7 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
                     goto done_;                                                            \
             } else if (mode_ == TM_MODE_OREC_EAGER) {                                      \
                 if (TM_ALIGNED(addr, sizeof(T)) &&                                         \
-                    tm_orec_read_fast(tx, addr, sizeof(T), &raw,                           \
-                                      (uint64_t)(uintptr_t)tx | 1))                        \
+                    tm_eager_read_fast(tx, addr, sizeof(T), &raw))                         \
                     goto done_;                                                            \
             } else if (mode_ == TM_MODE_NOREC) {                                           \
                 if (TM_ALIGNED(addr, sizeof(T)) &&                                         \
@@ -53,7 +52,7 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
                 return v;                                                                  \
             } else if (mode_ == TM_MODE_OREC_LAZY && TM_ALIGNED(addr, sizeof(T))) {        \
                 if (!(tx->wset.n && tm_wset_maybe(&tx->wset, addr, sizeof(T))) &&          \
-                    tm_orec_read_fast(tx, addr, sizeof(T), &raw, 0))                       \
+                    tm_orec_read_fast(tx, addr, sizeof(T), &raw))                          \
                     goto done_;                                                            \
             }                                                                              \
         }                                                                                  \

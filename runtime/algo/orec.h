@@ -1,6 +1,9 @@
 /* The ownership-record table and global clock shared by orec_lazy and orec_eager.
- * An unlocked orec holds (version << 1): the commit time of the last writer of its words. A
- * locked one has bit 0 set; the rest identifies the owner (each algorithm documents how). */
+ * An unlocked orec holds (version << TM_OREC_SLOT_BITS | slot): the commit time of the last
+ * writer of its words and, for orec_eager's releases, the writer's slot (0: none, see
+ * tm_eager_slot_ok). A locked one has bit 63 set; the rest is the owner (each algorithm
+ * documents which). So one unsigned compare with tm_orec_bound(snapshot) tells "unlocked and
+ * no newer than the snapshot", the common case of every read and lock. */
 #ifndef TMKIT_ALGO_OREC_H
 #define TMKIT_ALGO_OREC_H
 
@@ -10,6 +13,10 @@
 #include "fast.h"
 
 #define TM_OREC_BITS 18
+#define TM_OREC_SLOT_BITS 10
+#define TM_OREC_SLOTS (1u << TM_OREC_SLOT_BITS)
+#define TM_OREC_SLOT_MASK ((uint64_t)TM_OREC_SLOTS - 1)
+#define TM_OREC_LOCK (1ull << 63)
 
 extern _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS] TM_HIDDEN;
 extern tm_line64 tm_orec_clock_line TM_HIDDEN; /* alone on its cache line */
@@ -63,12 +70,26 @@ static inline _Atomic uint64_t *tm_orec_of(uintptr_t addr)
     return &tm_orecs[(addr >> 3) & ((1u << TM_OREC_BITS) - 1)];
 }
 
-static inline bool tm_orec_locked(uint64_t v) { return v & 1; }
+static inline bool tm_orec_locked(uint64_t v) { return v & TM_OREC_LOCK; }
+/* The value of an orec locked by `owner` (user-space addresses leave bit 63 clear), and back. */
+static inline uint64_t tm_orec_lock_of(const void *owner) { return (uintptr_t)owner | TM_OREC_LOCK; }
+static inline void *tm_orec_owner(uint64_t v) { return (void *)(uintptr_t)(v & ~TM_OREC_LOCK); }
+/* An unlocked orec's value. */
+static inline uint64_t tm_orec_unlocked(uint64_t version, uint64_t slot)
+{
+    return version << TM_OREC_SLOT_BITS | slot;
+}
+/* The largest orec value a snapshot accepts: any slot, no lock, version <= snapshot. */
+static inline uint64_t tm_orec_bound(uint64_t snapshot)
+{
+    return snapshot << TM_OREC_SLOT_BITS | TM_OREC_SLOT_MASK;
+}
 
 /* The orecs a transaction has locked, in tx->algo_state: one type for both orec algorithms,
  * which adaptive may run one after the other in the same thread (each resets `n` before use; a
  * switch of algorithm drains every transaction, so none holds a lock across it). orec_lazy's
- * locked orecs point at their record (owner: who holds it); orec_eager's hold tx | 1. The
+ * locked orecs point at their record (owner: who holds it); orec_eager's hold the descriptor
+ * (tm_orec_lock_of(tx)) and leave the record's owner unset. The
  * records follow the header in one block, so one free() releases everything. */
 typedef struct tm_lockrec {
     tm_tx *owner;
@@ -98,13 +119,15 @@ static inline tm_locks *tm_locks_reserve(tm_tx *tx, size_t want)
     }
     return l;
 }
-static inline uint64_t tm_orec_version(uint64_t v) { return v >> 1; }
+/* The version of an unlocked orec. */
+static inline uint64_t tm_orec_version(uint64_t v) { return v >> TM_OREC_SLOT_BITS; }
 
 /* Starts an attempt at the current clock and publishes the snapshot for quiescence. */
 static inline void tm_orec_begin(tm_tx *tx)
 {
     /* acquire: versions <= this time were published by commits we now see. */
     tx->snapshot = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
+    tx->obound = tm_orec_bound(tx->snapshot);
     /* release: pairs with the acquire loads in tm_quiesce. */
     atomic_store_explicit(&tx->shared_ts, tx->snapshot, memory_order_release);
 }
@@ -121,26 +144,23 @@ static inline __attribute__((always_inline)) bool tm_orec_extend(tm_tx *tx, bool
     if (!validate(tx))
         return false;
     tx->snapshot = now;
+    tx->obound = tm_orec_bound(now);
     /* release: pairs with the acquire loads in tm_quiesce. */
     atomic_store_explicit(&tx->shared_ts, now, memory_order_release);
     return true;
 }
 
-/* Reads [addr, addr+len) (len <= 8, within one aligned word) consistently with the snapshot and
- * logs its orec. `mine` is the orec value meaning "locked by this transaction" (its data is
- * then read directly), or 0 if the algorithm never holds a lock while reading. */
+/* orec_lazy's read of [addr, addr+len) (len <= 8, within one aligned word) consistent with the
+ * snapshot: orec, value, orec again; the orec and its value are logged. (orec_eager reads the
+ * value first and the orec once: orec_eager.c.) */
 static inline __attribute__((always_inline)) void
-tm_orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len, uint64_t mine,
+tm_orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len,
                   bool (*validate)(tm_tx *))
 {
     _Atomic uint64_t *o = tm_orec_of(addr);
     for (unsigned spin = 0;; spin++) {
         /* acquire: the value load below sees the data of the version we read here. */
         uint64_t v1 = atomic_load_explicit(o, memory_order_acquire);
-        if (mine && v1 == mine) {
-            memcpy(dst, (const void *)addr, len);
-            return;
-        }
         if (tm_orec_locked(v1)) {
             if (spin < 64) { /* a committer is writing back: wait briefly */
                 __builtin_ia32_pause();
@@ -162,25 +182,19 @@ tm_orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len, uin
     }
 }
 
-/* Inline fast path of a naturally aligned read of 1-8 bytes (the barriers' common case): the
- * word's orec is unlocked (or, with `mine`, locked by us) and no newer than the snapshot, and the
- * read log has room. Anything else (write-set hit, locked, newer version: snapshot extension)
- * returns false and the caller takes tm_orec_read_word through the dispatch table. Same
- * protocol and memory orders as tm_orec_read_word. */
+/* Inline fast path of orec_lazy's naturally aligned read of 1-8 bytes (the barriers' common
+ * case): the word's orec is unlocked and no newer than the snapshot, and the read log has
+ * room. Anything else returns false and the caller takes tm_orec_read_word through the
+ * dispatch table. Same protocol and memory orders as tm_orec_read_word. */
 static inline __attribute__((always_inline)) bool
-tm_orec_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out, uint64_t mine)
+tm_orec_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
 {
     _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
     /* acquire: the value load below sees the data of the version read here. */
     uint64_t v1 = atomic_load_explicit(o, memory_order_acquire);
     tm_rset *r = &tx->rset;
-    if (TM_UNLIKELY(tm_orec_locked(v1) || tm_orec_version(v1) > tx->snapshot || r->n == r->cap)) {
-        if (mine && v1 == mine) { /* our own lock: only we write the word */
-            *out = tm_load_n(addr, size);
-            return true;
-        }
+    if (TM_UNLIKELY(v1 > tx->obound || r->n == r->cap))
         return false;
-    }
     uint64_t v = tm_load_n(addr, size);
     /* acquire fence: the value load happens before the orec re-check. */
     atomic_thread_fence(memory_order_acquire);
@@ -194,32 +208,86 @@ tm_orec_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out, uin
     return true;
 }
 
+/* Reads any range word by word with tm_orec_read_word (orec_lazy). */
+static inline __attribute__((always_inline)) void
+tm_orec_read_range(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len,
+                   bool (*validate)(tm_tx *))
+{
+    while (len) {
+        size_t n = 8 - (addr & 7) < len ? 8 - (addr & 7) : len;
+        tm_orec_read_word(tx, dst, addr, n, validate);
+        addr += n;
+        dst += n;
+        len -= n;
+    }
+}
+
+/* ---- orec_eager's fast paths (the protocol: orec_eager.c) ---------------------------------- */
+
+/* An unlocked orec this descriptor released last: its version may be above our snapshot, but
+ * its words are what they were when our transaction began (orec_eager.c: the own-slot rule).
+ * orec_slot is ~0 for a descriptor without a slot, which no masked orec value equals. */
+static inline bool tm_eager_slot_ok(const tm_tx *tx, uint64_t v)
+{
+    return (v & (TM_OREC_LOCK | TM_OREC_SLOT_MASK)) == tx->orec_slot;
+}
+
+/* Inline fast path of orec_eager's naturally aligned read of 1-8 bytes: the value, then its orec,
+ * which must be no newer than the snapshot (one compare with obound also rules out a lock), ours,
+ * or released by this descriptor; the read log must have room. Anything else (locked by another,
+ * newer: snapshot extension, a log to grow) returns false and the caller takes eager_read through
+ * the dispatch table. */
+static inline __attribute__((always_inline)) bool
+tm_eager_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
+{
+    _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
+    uint64_t v = tm_load_n(addr, size);
+    /* acquire fence: the value load happens before the orec load (orec_eager.c). */
+    atomic_thread_fence(memory_order_acquire);
+    uint64_t cur = atomic_load_explicit(o, memory_order_relaxed);
+    if (TM_UNLIKELY(cur > tx->obound)) {
+        if (cur == tm_orec_lock_of(tx)) { /* our own lock: only we write the word */
+            *out = v;
+            return true;
+        }
+        if (!tm_eager_slot_ok(tx, cur))
+            return false;
+    }
+    tm_olog *l = &tx->olog;
+    if (TM_UNLIKELY(l->cur == l->end))
+        return false;
+    *l->cur++ = (uintptr_t)o;
+    *out = v;
+    return true;
+}
+
 /* Inline fast path of orec_eager's write of one naturally aligned value of 1-8 bytes: the word's
- * orec is ours already, or unlocked, no newer than the snapshot and lockable with one CAS while
- * the lock records and the undo log have room. Anything else (held by another, newer version:
- * snapshot extension, a lost CAS, a log to grow) returns false and the caller takes eager_write
- * through the dispatch table, which finds the orec ours if this path locked it. Same protocol
- * and memory orders as eager_lock, tm_undo_push and eager_write. */
+ * orec is ours already, or lockable (as a read would accept it) with one CAS while the lock
+ * records and the undo log have room. Anything else (held by another, newer version: snapshot
+ * extension, a lost CAS, a log to grow) returns false and the caller takes eager_write through
+ * the dispatch table, which finds the orec ours if this path locked it. Same protocol and memory
+ * orders as eager_lock, tm_undo_push and eager_write. */
 static inline __attribute__((always_inline)) bool
 tm_eager_write_fast(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
 {
     _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
-    uint64_t mine = (uint64_t)(uintptr_t)tx | 1;
+    uint64_t mine = tm_orec_lock_of(tx);
     /* relaxed: an orec we hold only we change, so this sees our own lock value; any other
      * value is checked again by the CAS below. */
     uint64_t cur = atomic_load_explicit(o, memory_order_relaxed);
     if (cur != mine) {
         tm_locks *l = tx->algo_state; /* allocated by eager_begin */
-        if (TM_UNLIKELY(tm_orec_locked(cur) || tm_orec_version(cur) > tx->snapshot ||
-                        l->n == l->cap))
+        if (TM_UNLIKELY((cur > tx->obound && !tm_eager_slot_ok(tx, cur)) || l->n == l->cap))
             return false;
         /* acquire on success: the words are ours until we release the orec; the release fence
-         * keeps our in-place stores after the lock for readers' orec re-checks (as eager_lock). */
+         * keeps our in-place stores after the lock for readers' orec loads (as eager_lock). */
         if (TM_UNLIKELY(!atomic_compare_exchange_strong_explicit(o, &cur, mine, memory_order_acquire,
                                                                  memory_order_relaxed)))
             return false;
         atomic_thread_fence(memory_order_release);
-        l->rec[l->n++] = (tm_lockrec){tx, cur, o};
+        tm_lockrec *r = &l->rec[l->n++]; /* no owner: the orec's value names us */
+        r->old = cur;
+        r->orec = o;
     }
     if (TM_UNLIKELY(!tm_undo_push_fast(&tx->undo, addr, size)))
         return false;
@@ -227,18 +295,7 @@ tm_eager_write_fast(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
     return true;
 }
 
-/* Reads any range word by word with tm_orec_read_word. */
-static inline __attribute__((always_inline)) void
-tm_orec_read_range(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len, uint64_t mine,
-                   bool (*validate)(tm_tx *))
-{
-    while (len) {
-        size_t n = 8 - (addr & 7) < len ? 8 - (addr & 7) : len;
-        tm_orec_read_word(tx, dst, addr, n, mine, validate);
-        addr += n;
-        dst += n;
-        len -= n;
-    }
-}
+/* orec_eager's read log still valid (ext/wait.c asks too). */
+TM_HIDDEN bool tm_eager_validate(tm_tx *tx);
 
 #endif

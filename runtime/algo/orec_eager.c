@@ -2,36 +2,65 @@
  *
  * Follows the write-through, encounter-time-locking variant of TinySTM (Felber, Fetzer, Riegel,
  * "Dynamic Performance Tuning of Word-Based Software Transactional Memory", PPoPP 2008) and the
- * ml_wt method of GCC's libitm, over the orec table shared with orec_lazy (orec.h).
+ * ml_wt method of GCC's libitm, over the orec table shared with orec_lazy (orec.h), with commit
+ * times that write no shared line: TL2's GV5 (Dice, Shalev, Shavit, DISC 2006), plus a rule of
+ * our own for a thread's own releases.
  * Invariants:
- *  - A writer locks a word's orec (value: descriptor address | 1) before its first write to
- *    it, logs the old bytes, then writes in place; nobody else reads or writes words under a
- *    lock that is not theirs (readers wait briefly, then abort; writers abort at once, so
- *    there is no deadlock).
- *  - An orec is locked only if its version was <= the snapshot at that moment, so no commit
- *    changed it after our snapshot: an orec in the read set that we now hold is still valid.
- *  - Reads check orec, value, orec again; newer versions extend the snapshot (LSA).
- *  - Commit takes a new time, validates the read set unless nobody committed since the
- *    snapshot (and no atomic ran on the orecs: orec.h), and releases the orecs with the new
- *    version, which is newer than any it replaces (each was <= the snapshot when locked). Rollback (the core restores memory
- *    from the undo log first) releases them with their old versions.
+ *  - A writer locks a word's orec (value: tm_orec_lock_of(descriptor)) before its first write
+ *    to it, logs the old bytes, then writes in place; nobody else reads or writes words under a
+ *    lock that is not theirs (readers wait briefly, then abort; writers abort at once, so there
+ *    is no deadlock).
+ *  - Release times (commit and rollback alike) come from eager_time: after a full fence that
+ *    makes our in-place stores visible, the clock is loaded, NOT incremented, and the time is
+ *    one past both it and the newest version this descriptor released. So a transaction whose
+ *    snapshot was taken before we locked a word sees any version we give it as newer than its
+ *    snapshot (the clock was at least its snapshot when we loaded it), and an orec's versions
+ *    only grow. The clock moves only when a transaction meets a version above it and raises
+ *    the clock to it (tm_orec_extend), or when a committer must wait for an older transaction
+ *    (quiescence, eager_publish): commits of disjoint data write no common line.
+ *  - Every version at most the snapshot is consistent with it: the writer of such a version
+ *    loaded the clock (after locking and writing everything) before the clock reached our
+ *    snapshot, so before we began; we see its data and its locks. That needs the writer's
+ *    stores to be visible before its clock load: the fence in eager_time (x86-TSO; the runtime
+ *    is x86-64 only). Because several writers may take the same time, a writer always
+ *    validates its reads (GV5 has no "nobody committed since my snapshot" shortcut).
+ *  - Reads load the value, then the orec (no second orec load): if the value came from a
+ *    writer's store, that writer's lock precedes the store, so the orec load sees the lock or a
+ *    later release, whose version is newer than our snapshot (rollbacks too: that is why they
+ *    take a new time instead of restoring the old version). An orec at most the snapshot
+ *    therefore vouches for the value read before it. A newer version extends the snapshot
+ *    (LSA: validate the read log at the current clock) and reads again. The log keeps only
+ *    the orec: a logged orec is valid while it is at most the (validated) snapshot, because
+ *    any change after our read has a newer version.
+ *  - Own slot: each descriptor has a slot number (1 .. TM_OREC_SLOTS - 1, or none) that its
+ *    releases put in the orec. An unlocked orec with our slot was released by this descriptor
+ *    before the running transaction began (a transaction releases nothing before it ends) and
+ *    nobody wrote the words since (they would have replaced the slot): its words are the ones
+ *    memory held when we began, so we may read, validate and lock it whatever its version,
+ *    without raising the clock. Without this rule a thread that rereads its own last writes
+ *    (a counter, a queue end) would raise the clock in every transaction.
+ *  - Lock records keep each orec's old value; rollback (after the core restored memory from the
+ *    undo log) releases with a new time, like a commit.
  * Privatization: a doomed writer rolls back in place, so a privatizer must wait for it:
- * commit-time quiescence (core/serial.c).
+ * commit-time quiescence (core/serial.c), which first raises the clock to the commit time if
+ * some transaction is older (eager_publish), so that transactions beginning later are not.
+ * Shared lines written per transaction: the orecs of the words written; the clock only on a
+ * quiescence that has to wait or when reading another thread's newer data.
  */
 #include <string.h>
 
 #include "algo.h"
 #include "orec.h"
 
-static inline uint64_t tm_eager_mine(const tm_tx *tx) { return (uint64_t)(uintptr_t)tx | 1; }
+static inline uint64_t tm_eager_mine(const tm_tx *tx) { return tm_orec_lock_of(tx); }
 
-static bool eager_validate(tm_tx *tx)
+bool tm_eager_validate(tm_tx *tx)
 {
-    for (size_t i = 0; i < tx->rset.n; i++) {
-        const tm_rentry *e = &tx->rset.e[i];
+    uint64_t bound = tx->obound, mine = tm_eager_mine(tx);
+    for (const uintptr_t *p = tx->olog.base; p < tx->olog.cur; p++) {
         /* acquire: pairs with the release store that unlocks an orec. */
-        uint64_t cur = atomic_load_explicit((_Atomic uint64_t *)e->addr, memory_order_acquire);
-        if (cur != e->val && cur != tm_eager_mine(tx))
+        uint64_t cur = atomic_load_explicit((_Atomic uint64_t *)*p, memory_order_acquire);
+        if (cur > bound && cur != mine && !tm_eager_slot_ok(tx, cur))
             return false;
     }
     return true;
@@ -40,12 +69,50 @@ static bool eager_validate(tm_tx *tx)
 static void eager_begin(tm_tx *tx)
 {
     tm_orec_begin(tx);
+    tm_olog_reset(&tx->olog);
     tm_locks_reserve(tx, 1)->n = 0; /* allocated at the thread's first transaction */
+}
+
+/* Reads len <= 8 bytes within one aligned word (the value, then the orec: see the top). */
+static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len)
+{
+    _Atomic uint64_t *o = tm_orec_of(addr);
+    for (unsigned spin = 0;; spin++) {
+        memcpy(dst, (const void *)addr, len);
+        /* acquire fence: the value load happens before the orec load. */
+        atomic_thread_fence(memory_order_acquire);
+        uint64_t cur = atomic_load_explicit(o, memory_order_relaxed);
+        if (cur == tm_eager_mine(tx))
+            return; /* our own write: nothing to validate */
+        if (cur <= tx->obound || tm_eager_slot_ok(tx, cur)) {
+            tm_olog_push(&tx->olog, (uintptr_t)o);
+            return;
+        }
+        if (tm_orec_locked(cur)) {
+            if (spin < 64) { /* a writer may be about to commit: wait briefly */
+                __builtin_ia32_pause();
+                continue;
+            }
+            tm_restart(tx, TM_ABORT_READ_CONFLICT);
+        }
+        /* Newer than the snapshot: extend it (the log is validated at the old one), then read
+         * again, since the value loaded above may predate that version. */
+        if (!tm_orec_extend(tx, tm_eager_validate, tm_orec_version(cur)))
+            tm_restart(tx, TM_ABORT_READ_CONFLICT);
+    }
 }
 
 static void eager_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
-    tm_orec_read_range(tx, dst, (uintptr_t)src, len, tm_eager_mine(tx), eager_validate);
+    unsigned char *d = dst;
+    uintptr_t addr = (uintptr_t)src;
+    while (len) {
+        size_t n = 8 - (addr & 7) < len ? 8 - (addr & 7) : len;
+        eager_read_word(tx, d, addr, n);
+        addr += n;
+        d += n;
+        len -= n;
+    }
 }
 
 static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
@@ -53,21 +120,24 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
     uint64_t cur = atomic_load_explicit(o, memory_order_relaxed);
     if (cur == tm_eager_mine(tx))
         return;
-    if (tm_orec_locked(cur))
-        tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
-    if (tm_orec_version(cur) > tx->snapshot &&
-        !tm_orec_extend(tx, eager_validate, tm_orec_version(cur)))
-        tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
+    if (cur > tx->obound && !tm_eager_slot_ok(tx, cur)) {
+        if (tm_orec_locked(cur))
+            tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
+        if (!tm_orec_extend(tx, tm_eager_validate, tm_orec_version(cur)))
+            tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
+    }
     tm_locks *l = tx->algo_state;
     if (TM_UNLIKELY(l->n == l->cap))
         l = tm_locks_reserve(tx, l->n + 1);
     /* acquire on success: the words are ours until we release the orec; the release fence
-     * keeps our in-place stores after the lock for readers' orec re-checks. */
+     * keeps our in-place stores after the lock for readers' orec loads. */
     if (!atomic_compare_exchange_strong_explicit(o, &cur, tm_eager_mine(tx), memory_order_acquire,
                                                  memory_order_relaxed))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
     atomic_thread_fence(memory_order_release);
-    l->rec[l->n++] = (tm_lockrec){tx, cur, o};
+    tm_lockrec *r = &l->rec[l->n++];
+    r->old = cur;
+    r->orec = o;
 }
 
 static void eager_write(tm_tx *tx, void *dst, const void *src, size_t len)
@@ -79,16 +149,27 @@ static void eager_write(tm_tx *tx, void *dst, const void *src, size_t len)
     memcpy(dst, src, len);
 }
 
-static void eager_release(tm_tx *tx, bool committed, uint64_t version)
+/* A release time (see the top). */
+static uint64_t eager_time(const tm_tx *tx)
+{
+    /* seq_cst fence: our in-place stores (or the core's restoration of them) are visible to
+     * every thread before the clock's load below, so a transaction whose snapshot is at least
+     * the time we take sees them. */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* acquire: as a snapshot's load. */
+    uint64_t now = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
+    return (now > tx->orec_last ? now : tx->orec_last) + 1;
+}
+
+static void eager_release(tm_tx *tx, uint64_t version)
 {
     tm_locks *l = tx->algo_state;
-    if (!l)
-        return;
+    uint64_t v = tm_orec_unlocked(version, tx->orec_slot == ~0ull ? 0 : tx->orec_slot);
     for (size_t i = 0; i < l->n; i++)
         /* release: our in-place writes (or their restoration) happen-before a reader of the orec. */
-        atomic_store_explicit(l->rec[i].orec, committed ? version << 1 : l->rec[i].old,
-                              memory_order_release);
+        atomic_store_explicit(l->rec[i].orec, v, memory_order_release);
     l->n = 0;
+    tx->orec_last = version;
 }
 
 static bool eager_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
@@ -98,36 +179,39 @@ static bool eager_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
     tm_locks *l = tx->algo_state;
     if (!l || l->n == 0)
         return true; /* read-only */
-    /* acq_rel: the new time orders after every commit we validated against. */
-    uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;
-    if (!tm_orec_skip_ok(tx, wv) && !eager_validate(tx))
+    uint64_t wv = eager_time(tx);
+    if (!tm_eager_validate(tx))
         return false; /* the core rolls back, then eager_rollback releases the orecs */
-    eager_release(tx, true, wv);
+    eager_release(tx, wv);
     *ts = wv;
     return true;
 }
 
-/* The core has already restored memory. The orecs get a new version, not their old one: a
- * reader that loaded an orec before our lock and a value during it must see the orec change,
- * or it would accept our rolled-back data (ABA). */
+/* The core has already restored memory. The orecs get a new time, not their old version: a
+ * reader that loaded a value during our lock must see its orec change, or it would accept our
+ * rolled-back data (ABA). */
 static void eager_rollback(tm_tx *tx)
 {
     tm_locks *l = tx->algo_state;
     if (!l || l->n == 0)
         return;
-    uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;
-    eager_release(tx, true, wv);
+    eager_release(tx, eager_time(tx));
 }
 
 static bool eager_upgrade(tm_tx *tx, tm_skip skip)
 {
     (void)skip;
-    if (!eager_validate(tx))
+    if (!tm_eager_validate(tx))
         return false;
-    uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;
-    eager_release(tx, true, wv);
+    tm_locks *l = tx->algo_state;
+    if (l && l->n)
+        eager_release(tx, eager_time(tx));
     return true;
 }
+
+/* Quiescence found a transaction whose snapshot is older than our commit time `ts`: raise the
+ * clock to it, so that transactions beginning from now on are not older too (core/serial.c). */
+static void eager_publish(uint64_t ts) { (void)tm_orec_raise(ts); }
 
 const tm_dispatch tm_disp_orec_eager = {
     .name = "orec_eager",
@@ -138,6 +222,7 @@ const tm_dispatch tm_disp_orec_eager = {
     .commit = eager_commit,
     .rollback = eager_rollback,
     .upgrade = eager_upgrade,
+    .publish = eager_publish,
 };
 
 const tm_algo tm_algo_orec_eager = {

@@ -4,9 +4,9 @@
  * DISC 2006) and TL2 (Dice, Shalev, Shavit, DISC 2006) with commit-time locking.
  * Invariants:
  *  - Every 8-byte word maps to one ownership record (orec) in a table of 2^TM_OREC_BITS. An
- *    unlocked orec holds (version << 1), the commit time of the last writer of its words; a
- *    locked one holds (lock record address | 1), the record naming the owner and the version it
- *    replaced.
+ *    unlocked orec holds the commit time of the last writer of its words (orec.h: slot 0); a
+ *    locked one holds tm_orec_lock_of(lock record), the record naming the owner and the value
+ *    it replaced.
  *  - tm_orec_clock counts writer commits. A transaction's snapshot is a clock value such that every
  *    location it read has a version <= snapshot and is unchanged since: reads of a newer version
  *    first extend the snapshot (revalidate all read orecs at the current clock) instead of
@@ -43,7 +43,7 @@ static bool tm_orec_validate(tm_tx *tx)
         if (cur == e->val)
             continue;
         if (tm_orec_locked(cur)) {
-            const tm_lockrec *r = (const tm_lockrec *)(uintptr_t)(cur & ~(uint64_t)1);
+            const tm_lockrec *r = (const tm_lockrec *)tm_orec_owner(cur);
             if (r->owner == tx && r->old == e->val)
                 continue;
         }
@@ -69,8 +69,7 @@ static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
             return;
         }
     }
-    /* Lazy locking: we never hold a lock while reading (mine = 0). */
-    tm_orec_read_range(tx, dst, (uintptr_t)src, len, 0, tm_orec_validate);
+    tm_orec_read_range(tx, dst, (uintptr_t)src, len, tm_orec_validate);
     if (buffered)
         tm_wset_overlay(&tx->wset, dst, src, len);
 }
@@ -84,7 +83,7 @@ static void tm_orec_unlock_all(tm_locks *l, bool restore, uint64_t version)
 {
     for (size_t i = 0; i < l->n; i++)
         /* release: write-back (or nothing, on failure) happens-before readers of the orec. */
-        atomic_store_explicit(l->rec[i].orec, restore ? l->rec[i].old : version << 1,
+        atomic_store_explicit(l->rec[i].orec, restore ? l->rec[i].old : tm_orec_unlocked(version, 0),
                               memory_order_release);
     l->n = 0;
 }
@@ -101,7 +100,7 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         _Atomic uint64_t *o = tm_orec_of(tx->wset.e[i].word);
         uint64_t cur = atomic_load_explicit(o, memory_order_relaxed);
         if (tm_orec_locked(cur)) {
-            const tm_lockrec *r = (const tm_lockrec *)(uintptr_t)(cur & ~(uint64_t)1);
+            const tm_lockrec *r = (const tm_lockrec *)tm_orec_owner(cur);
             if (r->owner == tx)
                 continue; /* another word of ours maps to the same orec */
             tm_orec_unlock_all(l, true, 0);
@@ -110,7 +109,7 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         tm_lockrec *r = &l->rec[l->n];
         *r = (tm_lockrec){tx, cur, o};
         /* acquire on success: we own the orec's words until we release it. */
-        if (!atomic_compare_exchange_strong_explicit(o, &cur, (uint64_t)(uintptr_t)r | 1,
+        if (!atomic_compare_exchange_strong_explicit(o, &cur, tm_orec_lock_of(r),
                                                      memory_order_acquire, memory_order_relaxed)) {
             tm_orec_unlock_all(l, true, 0);
             return false;

@@ -83,6 +83,23 @@ void tm_rset_push(tm_rset *r, const void *addr, const void *val, size_t len)
     }
 }
 
+void tm_olog_push(tm_olog *l, uintptr_t orec)
+{
+    if (TM_UNLIKELY(l->cur == l->end)) {
+        size_t n = tm_olog_n(l), cap = n ? 2 * n : 256;
+        l->base = tm_xrealloc(l->base, cap * sizeof *l->base, "read log");
+        l->cur = l->base + n;
+        l->end = l->base + cap;
+    }
+    *l->cur++ = orec;
+}
+
+void tm_olog_free(tm_olog *l)
+{
+    free(l->base);
+    *l = (tm_olog){0};
+}
+
 bool tm_rset_valid(const tm_rset *r)
 {
     for (size_t i = 0; i < r->n; i++) {

@@ -4,6 +4,9 @@
  *            memory, for serial mode's cancel support and for _ITM_L* logged locals. Entries are
  *            [old bytes rounded up to 8][footer {addr,len}] so rollback walks backwards.
  *  tm_rset   NOrec-style value read log: (addr, len <= 8, value) checked by value on validation.
+ *  tm_olog   read log of orec_eager: the ownership records read, one pointer each, validated by
+ *            their versions (algo/orec_eager.c); a cursor and an end, so a push is one compare
+ *            and two stores.
  *  tm_wset   redo log keyed by aligned 8-byte word with a per-byte mask, so writes of any size and
  *            alignment merge exactly and write-back touches only the bytes the program wrote.
  *            Lookup: a 64-bit filter, then an open-addressing index whose slots hold
@@ -37,6 +40,10 @@ typedef struct tm_rset {
     tm_rentry *e;
     size_t n, cap;
 } tm_rset;
+
+typedef struct tm_olog {
+    uintptr_t *cur, *end, *base;
+} tm_olog;
 
 typedef struct tm_wentry {
     uintptr_t word; /* address of the aligned 8-byte word */
@@ -79,6 +86,12 @@ void tm_undo_reset(tm_undo *u);
 
 void tm_rset_push(tm_rset *r, const void *addr, const void *val, size_t len);
 bool tm_rset_valid(const tm_rset *r);
+
+/* Appends one entry, growing the log (the inline fast paths push while cur != end). */
+void tm_olog_push(tm_olog *l, uintptr_t orec);
+static inline size_t tm_olog_n(const tm_olog *l) { return (size_t)(l->cur - l->base); }
+static inline void tm_olog_reset(tm_olog *l) { l->cur = l->base; }
+void tm_olog_free(tm_olog *l);
 
 void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len);
 void tm_wset_reindex(tm_wset *w, size_t want);

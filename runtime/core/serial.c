@@ -244,9 +244,24 @@ void tm_serial_release(tm_tx *tx)
     tm_serial_unlock();
 }
 
-void tm_quiesce(tm_tx *self, uint64_t ts) { tm_quiesce_from(self, ts, tm_registry_head()); }
+static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start);
 
-void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start)
+void tm_quiesce(tm_tx *self, uint64_t ts, void (*publish)(uint64_t ts))
+{
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        /* acquire: as in tm_quiesce_from. */
+        if (t != self && atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts) {
+            if (publish)
+                publish(ts);
+            /* from t on: the ones before it were past ts, and a transaction one of them began
+             * since is no older than ts (published) or sees our writes */
+            tm_quiesce_from(self, ts, t);
+            return;
+        }
+}
+
+/* tm_quiesce from registry entry `start` on: every earlier one is past ts or finished. */
+static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start)
 {
     uint64_t w0 = 0; /* timed only when some transaction makes us wait */
     for (tm_tx *t = start; t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tx.h"
+#include "../algo/orec.h"
 #include "../ext/ext.h"
 #include "../stats/stats.h"
 
@@ -24,6 +25,7 @@ static pthread_once_t tm_key_once = PTHREAD_ONCE_INIT;
 /* Transaction ids are handed to threads in blocks so that starting a transaction writes no
  * shared cache line; 1 is _ITM_noTransactionId. */
 static _Atomic uint32_t tm_id_blocks = 1;
+static _Atomic uint32_t tm_orec_slots_used; /* descriptors given a slot so far */
 #define TM_ID_BLOCK 4096u
 
 tm_tx *tm_registry_head(void)
@@ -51,6 +53,7 @@ static void tm_tx_scrub(tm_tx *tx)
      * about 1 KiB per entry, and the next owner grows its logs for its own transactions. */
     tm_logs_free(&tx->undo, &tx->rset, &tx->wset);
     tm_logs_free(&tx->locals, NULL, NULL);
+    tm_olog_free(&tx->olog);
     free(tx->actions);
     free(tx->ext.pend); /* the counters' pending list (the slots stay: ext/counter.c) */
     tx->ext.pend = NULL;
@@ -148,6 +151,11 @@ tm_tx *tm_tx_create(void)
         memset(tx, 0, sizeof *tx);
         atomic_init(&tx->shared_ts, TM_TS_INACTIVE);
         atomic_init(&tx->in_use, 1);
+        /* orec_eager's writer slot (algo/orec_eager.c): fixed for the descriptor's life, so
+         * unique among the threads using descriptors; the first TM_OREC_SLOTS - 1 get one.
+         * relaxed: only uniqueness matters. */
+        uint32_t slot = atomic_fetch_add_explicit(&tm_orec_slots_used, 1, memory_order_relaxed);
+        tx->orec_slot = slot < TM_OREC_SLOTS - 1 ? slot + 1 : ~0ull;
         tm_registry_push(tx);
     }
     tm_set_disp(tx, &tm_disp_direct);

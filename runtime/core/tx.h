@@ -82,6 +82,10 @@ typedef struct tm_dispatch {
      * false while the attempt writes memory. With it, a fault in the attempt is a doomed read
      * of privatized memory and restarts it, so commits need no quiescence (faultguard.c). */
     bool (*doomed)(const tm_tx *tx);
+    /* NULL, or: quiescence is about to wait for a transaction whose snapshot is older than the
+     * commit time `ts`; make transactions that begin from now on no older (orec_eager, whose
+     * commits do not move its clock). */
+    void (*publish)(uint64_t ts);
 } tm_dispatch;
 
 typedef struct tm_checkpoint {
@@ -212,6 +216,12 @@ struct tm_tx {
      * transaction, the common case, then costs a compare). stats_l0_pc 0: none. */
     uintptr_t stats_l0_pc;
     struct tm_site *stats_l0;
+    /* orec_eager (algo/orec_eager.c): the largest orec value its snapshot accepts (orec.h:
+     * tm_orec_bound), its read log, this descriptor's writer slot in orec versions (1 ..
+     * TM_OREC_SLOTS - 1; ~0: none) and the newest version it released. */
+    uint64_t obound;
+    tm_olog olog;
+    uint64_t orec_slot, orec_last;
     tm_rset rset;
     tm_wset wset;
     tm_undo undo;   /* memory (write-through and serial modes) */

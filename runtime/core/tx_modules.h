@@ -77,10 +77,10 @@ static inline bool tm_serial_excluding(void)
     return atomic_load_explicit(&tm_serial_excl, memory_order_relaxed);
 }
 TM_HIDDEN void tm_serial_release(tm_tx *tx);
-TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts);
-/* The same from registry entry `start` on: the caller found every earlier one past ts (or not
- * in a transaction that began before it) already. */
-TM_HIDDEN void tm_quiesce_from(tm_tx *tx, uint64_t ts, tm_tx *start);
+/* Privatization safety after a commit at time ts: waits until every other transaction is past
+ * ts or finished; `publish` (NULL, or the algorithm's, see tm_dispatch) runs once before the
+ * first wait. */
+TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts, void (*publish)(uint64_t ts));
 /* htm.c: the serial modes' hardware transactions. */
 extern _Atomic bool tm_htm_on TM_HIDDEN;  /* adaptive is in its HTM mode (cm.c) */
 extern bool tm_htm_available TM_HIDDEN; /* RTM, and TMKIT_HTM is not off */

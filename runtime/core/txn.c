@@ -142,6 +142,7 @@ static inline void tm_reset(tm_tx *tx)
     if (tx->wset.n | tx->wset.undo_n | tx->wset.nest_mark)
         tm_wset_reset(&tx->wset);
     tx->rset.n = 0;
+    tm_olog_reset(&tx->olog);
     tx->eh_in_flight = NULL;
     tx->catch_count = 0;
 }
@@ -311,7 +312,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         tm_counters_apply(tx);
         tm_reader_exit(tx);
         if (ts && tm_must_quiesce(tx->disp))
-            tm_quiesce(tx, ts);
+            tm_quiesce(tx, ts, tx->disp->publish);
     } else if (tx->flags & TM_F_BIASED) {
         tm_counters_apply(tx);
         tm_bias_exit(tx);
@@ -361,6 +362,7 @@ void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc)
     tm_undo_reset(&tx->undo);
     tm_wset_reset(&tx->wset);
     tx->rset.n = 0;
+    tm_olog_reset(&tx->olog);
     for (size_t i = 0; i < tx->n_actions; i++)
         if (tx->actions[i].kind == TM_ACT_UNDO_USER || tx->actions[i].kind == TM_ACT_FREE_ON_ABORT)
             tx->actions[i].kind = TM_ACT_NONE;

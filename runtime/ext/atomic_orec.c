@@ -103,19 +103,8 @@ static inline uint64_t tm_atomic_orec_version(uint64_t old)
     return (now > v ? now : v) + 1;
 }
 
-/* Waits for the transactions that may still see the word's old value (see the top). */
-static void tm_atomic_orec_quiesce(tm_tx *tx, uint64_t ver)
-{
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
-        /* acquire: as tm_quiesce's (pairs with the release stores of shared_ts). */
-        if (t != tx && atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ver) {
-            tm_orec_raise(ver);
-            /* from t on: the ones before it were past ver, and a transaction one of them
-             * began since reads our store (its snapshot meets our version and extends) */
-            tm_quiesce_from(tx, ver, t);
-            return;
-        }
-}
+/* Quiescence is about to wait for an older transaction: raise the clock to our version. */
+static void tm_atomic_orec_publish_version(uint64_t ver) { (void)tm_orec_raise(ver); }
 
 static inline bool tm_atomic_orec_algo(const tm_dispatch *d)
 {
@@ -166,7 +155,7 @@ bool tm_atomic_orec(tm_tx *tx, void *p, unsigned code, uint64_t v, uint64_t cmp,
             *r = (tm_lockrec){tx, cur, o};
             /* acquire on success: the word is ours until the release below; release: orec_lazy's
              * validation reads the record through the orec. */
-            if (atomic_compare_exchange_strong_explicit(o, &cur, (uint64_t)(uintptr_t)r | 1,
+            if (atomic_compare_exchange_strong_explicit(o, &cur, tm_orec_lock_of(r),
                                                         memory_order_acq_rel, memory_order_relaxed))
                 break;
         } else if (spin >= 128) {
@@ -181,10 +170,10 @@ bool tm_atomic_orec(tm_tx *tx, void *p, unsigned code, uint64_t v, uint64_t cmp,
     bool stored = tm_aop_stored(code, old, cmp);
     uint64_t ver = stored ? tm_atomic_orec_version(cur) : 0;
     /* release: the operation's store happens-before whoever reads the new version. */
-    atomic_store_explicit(o, stored ? ver << 1 : cur, memory_order_release);
+    atomic_store_explicit(o, stored ? tm_orec_unlocked(ver, 0) : cur, memory_order_release);
     tm_atomic_orec_exit(tx);
     if (stored && !serial_mode && tm_quiesce_needed(d))
-        tm_atomic_orec_quiesce(tx, ver);
+        tm_quiesce(tx, ver, tm_atomic_orec_publish_version);
     *out = old;
     return true;
 }

@@ -69,10 +69,13 @@ static void tm_wait_watch(tm_tx *tx)
         for (size_t i = 0; i < tx->rset.n; i++)
             tm_watch_range(w, tx->rset.e[i].addr, tx->rset.e[i].len);
         break;
-    case TM_MODE_OREC_LAZY:
-    case TM_MODE_OREC_EAGER: /* the read set holds the orecs themselves */
+    case TM_MODE_OREC_LAZY: /* the read set holds the orecs themselves */
         for (size_t i = 0; i < tx->rset.n; i++)
             tm_watch_add(w, (uintptr_t)((_Atomic uint64_t *)tx->rset.e[i].addr - tm_orecs));
+        break;
+    case TM_MODE_OREC_EAGER: /* so does orec_eager's, without values */
+        for (const uintptr_t *p = tx->olog.base; p < tx->olog.cur; p++)
+            tm_watch_add(w, (uintptr_t)((_Atomic uint64_t *)*p - tm_orecs));
         break;
     default: /* gl_wt and the exclusive modes keep no read set */
         all = true;
@@ -88,13 +91,14 @@ static bool tm_wait_reads_current(tm_tx *tx)
     switch (tx->mode) {
     case TM_MODE_NOREC:
         return tm_rset_valid(&tx->rset);
-    case TM_MODE_OREC_LAZY:
     case TM_MODE_OREC_EAGER:
+        return tm_eager_validate(tx); /* every orec read still at most the snapshot, or ours */
+    case TM_MODE_OREC_LAZY:
         for (size_t i = 0; i < tx->rset.n; i++) {
             /* acquire: pairs with the release that unlocks an orec after a write-back. */
             uint64_t cur = atomic_load_explicit((_Atomic uint64_t *)tx->rset.e[i].addr,
                                                 memory_order_acquire);
-            if (cur != tx->rset.e[i].val && cur != ((uint64_t)(uintptr_t)tx | 1))
+            if (cur != tx->rset.e[i].val)
                 return false; /* changed, or locked by a writer that may commit */
         }
         return true;

@@ -137,7 +137,7 @@ void tm_stats_commit_slow(tm_tx *tx)
         (void)tm_stats_elapsed(tx, NULL); /* ends a timed attempt, if any */
         return;
     }
-    uint64_t reads = tx->rset.n, writes = tx->wset.n + tx->undo.count;
+    uint64_t reads = tx->rset.n + tm_olog_n(&tx->olog), writes = tx->wset.n + tx->undo.count;
     s->c[TM_STAT_commits]++;
     s->c[TM_STAT_read_set_sum] += reads;
     s->c[TM_STAT_write_set_sum] += writes;

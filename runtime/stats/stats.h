@@ -300,7 +300,7 @@ static inline __attribute__((always_inline)) void tm_commit_fast_reset(tm_tx *tx
 static inline void tm_stats_commit(tm_tx *tx)
 {
     tm_site *s = tx->stats_site;
-    uint64_t reads = tx->rset.n, writes = tx->wset.n + tx->undo.count;
+    uint64_t reads = tx->rset.n + tm_olog_n(&tx->olog), writes = tx->wset.n + tx->undo.count;
     if (TM_LIKELY(s && !tx->stats_t0 && tx->retries == 0 && reads <= s->c[TM_STAT_read_set_max] &&
                   writes <= s->c[TM_STAT_write_set_max])) {
         s->c[TM_STAT_commits]++;
