@@ -16,8 +16,7 @@
  *    snapshot was taken before we locked a word sees any version we give it as newer than its
  *    snapshot (the clock was at least its snapshot when we loaded it), and an orec's versions
  *    only grow. The clock moves only when a transaction meets a version above it and raises
- *    the clock to it (tm_orec_extend), or when a committer must wait for an older transaction
- *    (quiescence, eager_publish): commits of disjoint data write no common line.
+ *    the clock to it (tm_orec_extend): commits of disjoint data write no common line.
  *  - Every version at most the snapshot is consistent with it: the writer of such a version
  *    loaded the clock (after locking and writing everything) before the clock reached our
  *    snapshot, so before we began; we see its data and its locks. That needs the writer's
@@ -42,10 +41,10 @@
  *  - Lock records keep each orec's old value; rollback (after the core restored memory from the
  *    undo log) releases with a new time, like a commit.
  * Privatization: a doomed writer rolls back in place, so a privatizer must wait for it:
- * commit-time quiescence (core/serial.c), which first raises the clock to the commit time if
- * some transaction is older (eager_publish), so that transactions beginning later are not.
- * Shared lines written per transaction: the orecs of the words written; the clock only on a
- * quiescence that has to wait or when reading another thread's newer data.
+ * commit-time quiescence by the end of the attempts running at the commit (tm_quiesce_ended,
+ * core/serial.c): snapshots need not pass our time, which our clock may never reach.
+ * Shared lines written per transaction: the orecs of the words written; the clock only when
+ * reading another thread's newer data. Quiescence reads the other descriptors' lines.
  */
 #include <string.h>
 
@@ -209,10 +208,6 @@ static bool eager_upgrade(tm_tx *tx, tm_skip skip)
     return true;
 }
 
-/* Quiescence found a transaction whose snapshot is older than our commit time `ts`: raise the
- * clock to it, so that transactions beginning from now on are not older too (core/serial.c). */
-static void eager_publish(uint64_t ts) { (void)tm_orec_raise(ts); }
-
 const tm_dispatch tm_disp_orec_eager = {
     .name = "orec_eager",
     .mode = TM_MODE_OREC_EAGER,
@@ -222,7 +217,7 @@ const tm_dispatch tm_disp_orec_eager = {
     .commit = eager_commit,
     .rollback = eager_rollback,
     .upgrade = eager_upgrade,
-    .publish = eager_publish,
+    .quiesce_ended = true,
 };
 
 const tm_algo tm_algo_orec_eager = {

@@ -87,6 +87,11 @@ bool tm_reader_enter(tm_tx *tx)
          * the writer's seq_cst exchange + seq_cst loads of shared_ts in tm_serial_drain). The
          * load of tm_serial_excl comes after the word's: a reader that saw the word free from
          * a holder's release also sees the flag that holder left. */
+        /* relaxed: the owner is the only writer; the seq_cst store below orders it before
+         * the attempt's loads (tm_quiesce_ended relies on that). */
+        atomic_store_explicit(&tx->attempts,
+                              atomic_load_explicit(&tx->attempts, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
         atomic_store_explicit(&tx->shared_ts, 0, memory_order_seq_cst);
         uint32_t w = atomic_load_explicit(&tm_serial_word, memory_order_seq_cst);
         if (TM_LIKELY(w == 0) &&
@@ -275,6 +280,41 @@ static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start)
             /* adaptive changed algorithm: its drain already waited for every transaction that
              * started before our commit, and later ones see our writes (core/cm.c). */
             if (tm_cm_algo_switched(self))
+                goto done;
+            tm_cpu_relax(i);
+        }
+    }
+done:
+    if (w0)
+        tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
+}
+
+/* Quiescence by attempts, for orec_eager: its commit times run ahead of its clock, which only a
+ * transaction that meets a newer version raises, so the snapshots of transactions that begin
+ * after our commit may stay below its time for ever. Instead, wait until each transaction that
+ * was running when we committed has ended: its descriptor is inactive, past ts anyway, or has
+ * begun another attempt. The fence makes our commit's releases visible before we read the
+ * others' counts, so an attempt whose begin we have not seen yet (its count's store, which its
+ * seq_cst store of shared_ts orders before its loads, comes after our reads) sees our writes:
+ * it cannot have read their old values. Writes nothing shared: the earlier form raised the
+ * clock to ts before its first wait, one compare-and-swap on the clock's line per commit while
+ * any other thread transacted. */
+void tm_quiesce_ended(tm_tx *self, uint64_t ts)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t w0 = 0; /* timed only when some transaction makes us wait */
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+        if (t == self)
+            continue;
+        /* acquire: as in tm_quiesce_from; the count first, then shared_ts, so an attempt
+         * begun between the two loads shows as a changed count. */
+        uint64_t n0 = atomic_load_explicit(&t->attempts, memory_order_acquire);
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts &&
+                             atomic_load_explicit(&t->attempts, memory_order_acquire) == n0;
+             i++) {
+            if (TM_UNLIKELY(tm_stats_on) && !w0)
+                w0 = tm_stats_now();
+            if (tm_cm_algo_switched(self)) /* as in tm_quiesce_from */
                 goto done;
             tm_cpu_relax(i);
         }

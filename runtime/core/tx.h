@@ -82,10 +82,10 @@ typedef struct tm_dispatch {
      * false while the attempt writes memory. With it, a fault in the attempt is a doomed read
      * of privatized memory and restarts it, so commits need no quiescence (faultguard.c). */
     bool (*doomed)(const tm_tx *tx);
-    /* NULL, or: quiescence is about to wait for a transaction whose snapshot is older than the
-     * commit time `ts`; make transactions that begin from now on no older (orec_eager, whose
-     * commits do not move its clock). */
-    void (*publish)(uint64_t ts);
+    /* Quiescence waits for the attempts running at the commit to end (tm_quiesce_ended)
+     * instead of for snapshots past the commit time, which orec_eager's clock, moved only when
+     * needed, may not reach. */
+    bool quiesce_ended;
 } tm_dispatch;
 
 typedef struct tm_checkpoint {
@@ -256,7 +256,11 @@ struct tm_tx {
     _Alignas(64) _Atomic uint64_t shared_ts; /* TM_TS_INACTIVE outside speculative execution */
     _Atomic int in_use;
     tm_tx *_Atomic next; /* registry list, push-only */
-    char pad_[64 - sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
+    /* Speculative attempts begun (tm_reader_enter), written by the owner only: quiescence
+     * that cannot rely on snapshots passing a commit time waits for it to change
+     * (tm_quiesce_ended; orec_eager). */
+    _Atomic uint64_t attempts;
+    char pad_[64 - 2 * sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
     /* Nonzero while the thread does a tmkit.h atomic on the orecs (ext/atomic_orec.c): the
      * serial lock's writer waits for it as for shared_ts, quiescence does not look at it. A
      * line of its own: such an operation writes it twice, and a line that every committing

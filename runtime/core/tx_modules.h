@@ -81,6 +81,8 @@ TM_HIDDEN void tm_serial_release(tm_tx *tx);
  * ts or finished; `publish` (NULL, or the algorithm's, see tm_dispatch) runs once before the
  * first wait. */
 TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts, void (*publish)(uint64_t ts));
+/* The same by the end of the attempts running now (for tm_dispatch.quiesce_ended). */
+TM_HIDDEN void tm_quiesce_ended(tm_tx *tx, uint64_t ts);
 /* htm.c: the serial modes' hardware transactions. */
 extern _Atomic bool tm_htm_on TM_HIDDEN;  /* adaptive is in its HTM mode (cm.c) */
 extern bool tm_htm_available TM_HIDDEN; /* RTM, and TMKIT_HTM is not off */

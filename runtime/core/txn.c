@@ -311,8 +311,12 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
          * reader in a transaction that the quiescence waits for must not wait for this one. */
         tm_counters_apply(tx);
         tm_reader_exit(tx);
-        if (ts && tm_must_quiesce(tx->disp))
-            tm_quiesce(tx, ts, tx->disp->publish);
+        if (ts && tm_must_quiesce(tx->disp)) {
+            if (tx->disp->quiesce_ended)
+                tm_quiesce_ended(tx, ts);
+            else
+                tm_quiesce(tx, ts, NULL);
+        }
     } else if (tx->flags & TM_F_BIASED) {
         tm_counters_apply(tx);
         tm_bias_exit(tx);
