@@ -2,10 +2,11 @@
  *
  * Blocking waits (tm_retry, tm_cond_t): tmkit/wait.h. Deferred counters (tm_counter_t):
  * tmkit/counter.h. Lock groups for sections that must stay irrevocable (tm_group_t, LockSTM):
- * tmkit/group.h. All are included here, and fall back to slower portable forms on GCC's
- * libitm. A transaction-safe libc (strlen, strcmp, snprintf, strtol, qsort ... inside
- * transactions without going irrevocable): tmkit/libc.h, included here for C. Below: commit and
- * abort handlers.
+ * tmkit/group.h. A transaction's promise not to privatize, so that its commit does not wait for
+ * the others (tm_no_privatization): tmkit/privatize.h. All are included here, and fall back to
+ * slower portable forms on GCC's libitm. A transaction-safe libc (strlen, strcmp, snprintf,
+ * strtol, qsort ... inside transactions without going irrevocable): tmkit/libc.h, included here
+ * for C. Below: commit and abort handlers.
  *
  * Commit and abort handlers written where they are needed, capturing the values they use:
  *
@@ -57,6 +58,7 @@
 #include "tmkit/wait.h"    /* tm_retry, tm_cond_t: blocking waits inside transactions */
 #include "tmkit/group.h"   /* tm_group_t: lock groups for sections that cannot be rolled back */
 #include "tmkit/atomic.h"  /* tm_atomic_*: one-word atomics inside and outside transactions */
+#include "tmkit/privatize.h" /* tm_no_privatization: a commit that need not wait for others */
 #ifndef __cplusplus
 /* strlen, snprintf, strtol, qsort ... inside transactions (C only: in C++ <cstring> overloads
  * strchr & co., which transaction_wrap cannot name). TMKIT_NO_LIBC leaves them out. */

@@ -9,10 +9,15 @@
  *             in plain code, no transaction (the mutex build: the hardware's __atomic_fetch_add):
  *             what a reference count costs outside transactions, and whether it scales
  * --array private gives each thread its own array for reads/writes; shared makes them all use one.
+ * --promise 1 makes writes/counter/disjoint transactions call tm_no_privatization() (tmkit.h): their
+ * commits then skip the privatization wait for other threads' transactions.
  */
 #include "bench.h"
 #ifndef BENCH_MUTEX
 #include <tmkit.h>
+#define PROMISE_NO_PRIVATIZATION() tm_no_privatization()
+#else
+#define PROMISE_NO_PRIVATIZATION() ((void)0)
 #endif
 
 static const char *const modes[] = {"empty", "reads", "writes", "counter", "disjoint", "atomic", NULL};
@@ -20,12 +25,13 @@ enum { EMPTY, READS, WRITES, COUNTER, DISJOINT, ATOMIC };
 static const char *const arrays[] = {"private", "shared", NULL};
 enum { PRIVATE, SHARED };
 
-static long mode = EMPTY, n_words = 16, array = PRIVATE;
+static long mode = EMPTY, n_words = 16, array = PRIVATE, promise = 0;
 
 static const bench_option options[] = {
     {"mode", BENCH_CHOICE, &mode, 0, 0, modes, "what each transaction does"},
     {"n", BENCH_LONG, &n_words, 1, 1 << 20, NULL, "words read or written per transaction"},
     {"array", BENCH_CHOICE, &array, 0, 0, arrays, "reads/writes: one array per thread or one shared"},
+    {"promise", BENCH_LONG, &promise, 0, 1, NULL, "1: writing transactions promise not to privatize"},
     {NULL, 0, NULL, 0, 0, NULL, NULL},
 };
 
@@ -98,6 +104,8 @@ static inline void bench_op(bench_thread *t)
     case WRITES: {
         long v = (t->ops << 10 | t->id) + 2;
         TXN_BEGIN
+        if (promise)
+            PROMISE_NO_PRIVATIZATION();
         fill_words(w, n_words, v);
         TXN_END
         t->count[1] = v;
@@ -105,12 +113,16 @@ static inline void bench_op(bench_thread *t)
     }
     case COUNTER:
         TXN_BEGIN
+        if (promise)
+            PROMISE_NO_PRIVATIZATION();
         shared_counter.value++;
         TXN_END
         break;
     case DISJOINT: {
         padded_counter *c = &own_counter[t->id];
         TXN_BEGIN
+        if (promise)
+            PROMISE_NO_PRIVATIZATION();
         c->value++;
         TXN_END
         break;

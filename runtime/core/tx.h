@@ -143,6 +143,8 @@ typedef struct tm_ext_state {
     _Atomic uint64_t watch[TM_WATCH_WORDS]; /* what the attempt read (orec-index filter) */
     /* Owner only. */
     uint8_t req;           /* enum tm_wait_req: set by the request, consumed by the cancel */
+    bool nopriv;           /* tm_no_privatization was called in transaction nopriv_id */
+    uint32_t nopriv_id;
     uint32_t woken_id;     /* id of the transaction last woken from a wait (statistics) */
     uint32_t cond_val;     /* TM_WAIT_COND: the sequence number the attempt read */
     _Atomic uint32_t *cond_seq;

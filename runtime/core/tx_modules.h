@@ -83,6 +83,8 @@ TM_HIDDEN void tm_serial_release(tm_tx *tx);
 TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts, void (*publish)(uint64_t ts));
 /* The same by the end of the attempts running now (for tm_dispatch.quiesce_ended). */
 TM_HIDDEN void tm_quiesce_ended(tm_tx *tx, uint64_t ts);
+/* The committing transaction promised not to privatize and frees nothing (ext/privatize.c). */
+TM_HIDDEN bool tm_promised_no_privatization(const tm_tx *tx);
 /* htm.c: the serial modes' hardware transactions. */
 extern _Atomic bool tm_htm_on TM_HIDDEN;  /* adaptive is in its HTM mode (cm.c) */
 extern bool tm_htm_available TM_HIDDEN; /* RTM, and TMKIT_HTM is not off */

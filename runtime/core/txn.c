@@ -311,7 +311,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
          * reader in a transaction that the quiescence waits for must not wait for this one. */
         tm_counters_apply(tx);
         tm_reader_exit(tx);
-        if (ts && tm_must_quiesce(tx->disp)) {
+        if (ts && tm_must_quiesce(tx->disp) && !tm_promised_no_privatization(tx)) {
             if (tx->disp->quiesce_ended)
                 tm_quiesce_ended(tx, ts);
             else
