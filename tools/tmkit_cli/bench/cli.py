@@ -46,6 +46,9 @@ SUITES = {
         Case("micro", "writes-64", "micro", ["--mode", "writes", "--n", "64"], (2000, 10000)),
         Case("micro", "counter", "micro", ["--mode", "counter"], (2000, 10000)),
         Case("micro", "disjoint", "micro", ["--mode", "disjoint"], (2000, 10000)),
+        # the same, each transaction promising not to privatize (tm_no_privatization, tmkit.h)
+        Case("micro", "disjoint-promise", "micro", ["--mode", "disjoint", "--promise", "1"],
+             (2000, 10000)),
         Case("micro", "atomic", "micro", ["--mode", "atomic"], (2000, 10000)),
     ],
     "ds": [
@@ -55,6 +58,9 @@ SUITES = {
         Case("ds", "rbtree-1024-u10", "rbtree", ["--range", "1024", "--update-pct", "10"], CG_DEFAULT),
         Case("ds", "rbtree-1024-u50", "rbtree", ["--range", "1024", "--update-pct", "50"], CG_DEFAULT),
         Case("ds", "rbtree-65536-u10", "rbtree", ["--range", "65536", "--update-pct", "10"],
+             CG_DEFAULT),
+        # issue 25's read-mostly case: 64K keys, 80% lookups
+        Case("ds", "rbtree-65536-u20", "rbtree", ["--range", "65536", "--update-pct", "20"],
              CG_DEFAULT),
         Case("ds", "hashset-4096-u10", "hashset",
              ["--buckets", "1024", "--range", "4096", "--update-pct", "10"], CG_DEFAULT),
