@@ -17,7 +17,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stdarg.h>
+
 #include "itm_abi_decl.h"
+
+/* Reports a state that must never be seen inside a transaction and exits at once, from inside
+ * the transaction (transaction_pure: no barrier, no abort): a doomed attempt's view fails it
+ * too, which is how the opacity tests check what attempts see, not only what commits. */
+static __attribute__((transaction_pure, noinline, unused, format(printf, 1, 2))) void
+th_tx_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("inside a transaction: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(stderr);
+    _exit(1);
+}
 
 #define CHECK(cond)                                                                   \
     do {                                                                              \

@@ -21,14 +21,6 @@ static long ops[NACC];
 static long transfers;
 static long audits_done;
 
-static void __attribute__((transaction_pure, noinline)) tx_fail(const char *what, long got, long want)
-{
-    fprintf(stderr, "inconsistent snapshot inside a transaction: %s = %ld, expected %ld\n", what,
-            got, want);
-    fflush(stderr);
-    _exit(1);
-}
-
 static long n_ops;
 
 static void *worker(void *arg)
@@ -45,9 +37,9 @@ static void *worker(void *arg)
                     nops += ops[k];
                 }
                 if (sum != (long)NACC * START)
-                    tx_fail("sum of balances", sum, (long)NACC * START);
+                    th_tx_fail("sum of balances = %ld, expected %ld", sum, (long)NACC * START);
                 if (nops != 2 * transfers)
-                    tx_fail("sum of per-account ops", nops, 2 * transfers);
+                    th_tx_fail("sum of per-account ops = %ld, expected %ld", nops, 2 * transfers);
             }
             my_audits++;
             continue;

@@ -25,15 +25,6 @@ static struct account acc[NACC];
 static long volume;
 static long n_ops;
 
-static void __attribute__((transaction_pure, noinline)) tx_fail(const char *what, long idx, long got,
-                                                                long want)
-{
-    fprintf(stderr, "inconsistent snapshot inside a transaction: %s[%ld] = %ld, expected %ld\n",
-            what, idx, got, want);
-    fflush(stderr);
-    _exit(1);
-}
-
 static void audit(uint64_t r)
 {
     int start = (int)(r % NACC);
@@ -44,11 +35,11 @@ static void audit(uint64_t r)
             long b = acc[i].balance;
             long s = acc[i].shadow;
             if (b + s != 0)
-                tx_fail("balance+shadow", i, b + s, 0);
+                th_tx_fail("balance+shadow[%ld] = %ld, expected 0", (long)i, (long)(b + s));
             sum += b;
         }
         if (sum != (long)NACC * START)
-            tx_fail("total", -1, sum, (long)NACC * START);
+            th_tx_fail("total = %ld, expected %ld", (long)sum, (long)NACC * START);
     }
 }
 

@@ -31,13 +31,6 @@ static long iters;
 static long delta[MAXT][WORDS];
 static long n_cancel[MAXT], n_inner[MAXT], n_commit[MAXT];
 
-static void __attribute__((transaction_pure, noinline)) tx_fail(const char *what, long got)
-{
-    fprintf(stderr, "inconsistent state inside a transaction: %s = %ld\n", what, got);
-    fflush(stderr);
-    _exit(1);
-}
-
 static void *worker(void *arg)
 {
     int id = (int)(intptr_t)arg;
@@ -77,7 +70,7 @@ static void *worker(void *arg)
                 for (int k = 0; k < 8; k++)
                     s += word[(a + k) % WORDS];
                 if (trace != 0)
-                    tx_fail("trace seen by a small reader", trace);
+                    th_tx_fail("trace seen by a small reader = %ld", (long)trace);
             }
             (void)s;
         } else if (kind < 12) { /* large read-only audit */
@@ -86,9 +79,9 @@ static void *worker(void *arg)
                 for (int k = 0; k < WORDS; k++)
                     s += word[k];
                 if (s != 0)
-                    tx_fail("sum of all words", s);
+                    th_tx_fail("sum of all words = %ld", (long)s);
                 if (trace != 0 || scribbles != 0)
-                    tx_fail("trace or scribbles", trace + scribbles);
+                    th_tx_fail("trace or scribbles = %ld", (long)(trace + scribbles));
             }
         } else if (kind < 14) { /* cancelled scribbler */
             __transaction_atomic {

@@ -26,14 +26,6 @@ static long x[MAXT], y[MAXT], cnt[MAXT];
 static int nthreads;
 static long n_ops;
 
-static void __attribute__((transaction_pure, noinline)) tx_fail(const char *what, long got, long want)
-{
-    fprintf(stderr, "inconsistent snapshot inside a transaction: %s = %ld, expected %ld\n", what,
-            got, want);
-    fflush(stderr);
-    _exit(1);
-}
-
 static void *worker(void *arg)
 {
     int i = (int)(intptr_t)arg;
@@ -45,7 +37,7 @@ static void *worker(void *arg)
         if (kind < 6) { /* own pair: rereads this thread's last writes */
             __transaction_atomic {
                 if (x[i] != y[i])
-                    tx_fail("own pair x - y", x[i] - y[i], 0);
+                    th_tx_fail("own pair x - y = %ld, expected 0", x[i] - y[i]);
                 x[i]++;
                 y[i] = x[i];
                 cnt[i]++;
@@ -57,7 +49,7 @@ static void *worker(void *arg)
                 j++;
             __transaction_atomic {
                 if (x[j] != y[j])
-                    tx_fail("other pair x - y", x[j] - y[j], 0);
+                    th_tx_fail("other pair x - y = %ld, expected 0", x[j] - y[j]);
                 y[j]++;
                 x[j] = y[j];
                 cnt[i]++;
@@ -68,12 +60,12 @@ static void *worker(void *arg)
                 long sx = 0, sc = 0;
                 for (int k = 0; k < nthreads; k++) {
                     if (x[k] != y[k])
-                        tx_fail("audited pair x - y", x[k] - y[k], 0);
+                        th_tx_fail("audited pair x - y = %ld, expected 0", x[k] - y[k]);
                     sx += x[k];
                     sc += cnt[k];
                 }
                 if (sx != sc)
-                    tx_fail("sum of pairs - sum of counts", sx - sc, 0);
+                    th_tx_fail("sum of pairs - sum of counts = %ld, expected 0", sx - sc);
             }
         }
     }

@@ -31,14 +31,6 @@ static long per_pub;
 static long reads_per_reader;
 static atomic_int publishers_running; /* readers keep going until every publisher is done */
 
-static void __attribute__((transaction_pure, noinline)) tx_fail(const char *what, long got)
-{
-    fprintf(stderr, "reader saw an uninitialized published node inside a transaction: %s = %ld\n",
-            what, got);
-    fflush(stderr);
-    _exit(1);
-}
-
 static long node_val(long id, int i) { return id * 131 + i * 7 + 1; }
 
 static void *publisher(void *arg)
@@ -81,15 +73,15 @@ static void *reader(void *arg)
             p = slot[s];
             if (p) {
                 if (p->magic != MAGIC)
-                    tx_fail("magic", p->magic);
+                    th_tx_fail("published node not initialized: magic = %ld", (long)p->magic);
                 long sum = 0;
                 for (int k = 0; k < NVAL; k++) {
                     if (p->val[k] != node_val(p->id, k))
-                        tx_fail("val", p->val[k]);
+                        th_tx_fail("published node not initialized: val = %ld", (long)p->val[k]);
                     sum += p->val[k];
                 }
                 if (sum != p->sum)
-                    tx_fail("sum", p->sum);
+                    th_tx_fail("published node not initialized: sum = %ld", (long)p->sum);
             }
         }
         if (p) {

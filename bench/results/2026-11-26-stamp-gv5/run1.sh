@@ -8,6 +8,7 @@ case $B in
  intruder) CMD="$O/intruder/intruder -a10 -l16 -n4096 -s1 -t$T";;
  intruderL) CMD="$O/intruder/intruder -a10 -l16 -n65536 -s1 -t$T";;
  vacation) CMD="$O/vacation_chk/vacation_chk -n4 -q60 -u90 -r32768 -T65536 -t$T";;
+ vacationC) CMD="$O/vacation_chk/vacation_chk -n4 -q60 -u90 -r4096 -T65536 -t$T";;
  vacationH) CMD="$O/vacation_chk/vacation_chk -n2 -q90 -u98 -r4096 -T65536 -t$T";;
  kmeans) CMD="$O/kmeans_out/kmeans_out -m15 -n15 -T0.00001 -i $I/random-n16384-d16-c16.txt -t$T";;
  ssca2) CMD="$O/ssca2_chk/ssca2_chk -s13 -i1.0 -u1.0 -l3 -p3 -t$T";;
