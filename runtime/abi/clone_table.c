@@ -1,9 +1,17 @@
 /* Transactional clone tables.
  *
  * Every object built with -fgnu-tm registers, from its start-up code, a table of
- * {original, transactional clone} pairs. Lookups (indirect calls inside transactions) take a
- * shared lock and binary-search each table; tables are sorted once at registration. Registration
- * happens at load/unload time only, so the lock is almost never contended for writing.
+ * {original, transactional clone} pairs; tables are sorted once at registration. Lookups (every
+ * indirect call inside a transaction) take no lock: they load the current set of tables, an
+ * immutable array published with a release store, and binary-search it. Registration and
+ * deregistration (object load and unload) build a new array under a mutex and publish it.
+ * Until 2026-11-26 lookups took a pthread reader-writer lock: two atomic read-modify-writes on
+ * one shared line per indirect call, which every thread making such calls pulled to its core
+ * (15% of STAMP vacation's time, 4 threads, bench/results/2026-11-26-stamp-gv5).
+ * The price: an array or table that a new one replaces is never freed, since a lookup may still
+ * be reading it (each set links the one it replaced, so they stay reachable); only loading and
+ * unloading objects replaces sets, and only unloading (dlclose) retires tables, so the memory
+ * kept is bounded by what the unloaded objects registered (16 bytes a clone).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,17 +28,43 @@ typedef struct tm_clone_table {
     tm_clone_pair *pairs;
     size_t n;
     uintptr_t lo, hi; /* range of originals: a quick filter */
-    struct tm_clone_table *next;
 } tm_clone_table;
 
-static pthread_rwlock_t tm_clone_lock = PTHREAD_RWLOCK_INITIALIZER;
-static tm_clone_table *tm_clone_tables;
+typedef struct tm_clone_set {
+    const struct tm_clone_set *prev; /* the set this one replaced: kept, and reachable */
+    size_t n;
+    const tm_clone_table *t[];
+} tm_clone_set;
+
+static pthread_mutex_t tm_clone_lock = PTHREAD_MUTEX_INITIALIZER; /* writers only */
+static _Atomic(const tm_clone_set *) tm_clone_tables;
 
 static int tm_pair_cmp(const void *a, const void *b)
 {
     uintptr_t x = (uintptr_t)((const tm_clone_pair *)a)->orig;
     uintptr_t y = (uintptr_t)((const tm_clone_pair *)b)->orig;
     return x < y ? -1 : x > y;
+}
+
+/* Publishes the current set with `add` added (if not NULL) and `drop_key`'s table left out.
+ * Under tm_clone_lock. The old set stays allocated (see the top). */
+static void tm_clone_publish(const tm_clone_table *add, const void *drop_key)
+{
+    /* relaxed: writers are serialized by the mutex. */
+    const tm_clone_set *old = atomic_load_explicit(&tm_clone_tables, memory_order_relaxed);
+    size_t n = old ? old->n : 0;
+    tm_clone_set *set = malloc(sizeof *set + (n + 1) * sizeof set->t[0]);
+    if (!set)
+        tm_fatal("out of memory registering a clone table");
+    set->prev = old;
+    set->n = 0;
+    if (add)
+        set->t[set->n++] = add;
+    for (size_t i = 0; i < n; i++)
+        if (!drop_key || old->t[i]->key != drop_key)
+            set->t[set->n++] = old->t[i];
+    /* release: a lookup that loads the set sees its tables' contents. */
+    atomic_store_explicit(&tm_clone_tables, set, memory_order_release);
 }
 
 TM_EXPORT void _ITM_registerTMCloneTable(void *table, size_t n)
@@ -42,51 +76,41 @@ TM_EXPORT void _ITM_registerTMCloneTable(void *table, size_t n)
     memcpy(pairs, table, n * sizeof *pairs);
     qsort(pairs, n, sizeof *pairs, tm_pair_cmp);
     *t = (tm_clone_table){table, pairs, n, n ? (uintptr_t)pairs[0].orig : 0,
-                          n ? (uintptr_t)pairs[n - 1].orig : 0, NULL};
-    pthread_rwlock_wrlock(&tm_clone_lock);
-    t->next = tm_clone_tables;
-    tm_clone_tables = t;
-    pthread_rwlock_unlock(&tm_clone_lock);
+                          n ? (uintptr_t)pairs[n - 1].orig : 0};
+    pthread_mutex_lock(&tm_clone_lock);
+    tm_clone_publish(t, NULL);
+    pthread_mutex_unlock(&tm_clone_lock);
 }
 
 TM_EXPORT void _ITM_deregisterTMCloneTable(void *table)
 {
-    pthread_rwlock_wrlock(&tm_clone_lock);
-    for (tm_clone_table **p = &tm_clone_tables; *p; p = &(*p)->next)
-        if ((*p)->key == table) {
-            tm_clone_table *dead = *p;
-            *p = dead->next;
-            free(dead->pairs);
-            free(dead);
-            break;
-        }
-    pthread_rwlock_unlock(&tm_clone_lock);
+    pthread_mutex_lock(&tm_clone_lock);
+    tm_clone_publish(NULL, table);
+    pthread_mutex_unlock(&tm_clone_lock);
 }
 
 static void *tm_clone_find(void *fn)
 {
-    void *found = NULL;
     uintptr_t key = (uintptr_t)fn;
-    pthread_rwlock_rdlock(&tm_clone_lock);
-    for (tm_clone_table *t = tm_clone_tables; t && !found; t = t->next) {
+    /* acquire: pairs with the release store in tm_clone_publish. */
+    const tm_clone_set *set = atomic_load_explicit(&tm_clone_tables, memory_order_acquire);
+    for (size_t i = 0; set && i < set->n; i++) {
+        const tm_clone_table *t = set->t[i];
         if (key < t->lo || key > t->hi)
             continue;
         size_t lo = 0, hi = t->n;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
             uintptr_t m = (uintptr_t)t->pairs[mid].orig;
-            if (m == key) {
-                found = t->pairs[mid].clone;
-                break;
-            }
+            if (m == key)
+                return t->pairs[mid].clone;
             if (m < key)
                 lo = mid + 1;
             else
                 hi = mid;
         }
     }
-    pthread_rwlock_unlock(&tm_clone_lock);
-    return found;
+    return NULL;
 }
 
 TM_EXPORT void *_ITM_getTMCloneOrIrrevocable(void *fn)
