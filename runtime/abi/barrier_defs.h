@@ -77,7 +77,7 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
                     tm_store_n(addr, raw, sizeof(T));                                      \
                     return;                                                                \
                 }                                                                          \
-            } else if (mode_ == TM_MODE_OREC_EAGER) {                                      \
+            } else if (TM_LIKELY(mode_ == TM_MODE_OREC_EAGER)) {                           \
                 if (tm_eager_write_fast(tx, addr, raw, sizeof(T)))                         \
                     return;                                                                \
             } else if (mode_ == TM_MODE_NOREC) {                                           \
