@@ -208,14 +208,15 @@ tm_orec_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
     return true;
 }
 
-/* Reads any range word by word with tm_orec_read_word (orec_lazy). */
+/* Reads any range word by word: `word` reads len <= 8 bytes within one aligned word (orec_lazy's
+ * wraps tm_orec_read_word, orec_eager's is its own). */
 static inline __attribute__((always_inline)) void
 tm_orec_read_range(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len,
-                   bool (*validate)(tm_tx *))
+                   void (*word)(tm_tx *, unsigned char *, uintptr_t, size_t))
 {
     while (len) {
         size_t n = 8 - (addr & 7) < len ? 8 - (addr & 7) : len;
-        tm_orec_read_word(tx, dst, addr, n, validate);
+        word(tx, dst, addr, n);
         addr += n;
         dst += n;
         len -= n;

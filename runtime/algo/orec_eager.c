@@ -103,15 +103,7 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
 
 static void eager_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
-    unsigned char *d = dst;
-    uintptr_t addr = (uintptr_t)src;
-    while (len) {
-        size_t n = 8 - (addr & 7) < len ? 8 - (addr & 7) : len;
-        eager_read_word(tx, d, addr, n);
-        addr += n;
-        d += n;
-        len -= n;
-    }
+    tm_orec_read_range(tx, dst, (uintptr_t)src, len, eager_read_word);
 }
 
 static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)

@@ -59,6 +59,11 @@ static void orec_begin(tm_tx *tx)
     tm_locks_reserve(tx, 1)->n = 0;
 }
 
+static void orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len)
+{
+    tm_orec_read_word(tx, dst, addr, len, tm_orec_validate);
+}
+
 static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
     bool buffered = tx->wset.n && tm_wset_maybe(&tx->wset, src, len);
@@ -69,7 +74,7 @@ static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
             return;
         }
     }
-    tm_orec_read_range(tx, dst, (uintptr_t)src, len, tm_orec_validate);
+    tm_orec_read_range(tx, dst, (uintptr_t)src, len, orec_read_word);
     if (buffered)
         tm_wset_overlay(&tx->wset, dst, src, len);
 }

@@ -249,7 +249,7 @@ void tm_serial_release(tm_tx *tx)
     tm_serial_unlock();
 }
 
-static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start);
+static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, bool by_attempts);
 
 void tm_quiesce(tm_tx *self, uint64_t ts, void (*publish)(uint64_t ts))
 {
@@ -260,21 +260,28 @@ void tm_quiesce(tm_tx *self, uint64_t ts, void (*publish)(uint64_t ts))
                 publish(ts);
             /* from t on: the ones before it were past ts, and a transaction one of them began
              * since is no older than ts (published) or sees our writes */
-            tm_quiesce_from(self, ts, t);
+            tm_quiesce_from(self, ts, t, false);
             return;
         }
 }
 
-/* tm_quiesce from registry entry `start` on: every earlier one is past ts or finished. */
-static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start)
+/* tm_quiesce from registry entry `start` on: every earlier one is past ts or finished. With
+ * `by_attempts`, a descriptor that began another attempt since we looked is done too
+ * (tm_quiesce_ended). */
+static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, bool by_attempts)
 {
     uint64_t w0 = 0; /* timed only when some transaction makes us wait */
     for (tm_tx *t = start; t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
         /* acquire: pairs with the release stores of shared_ts (validation, reader exit), so
-         * once we pass, that transaction no longer uses pre-ts state. */
-        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts; i++) {
+         * once we pass, that transaction no longer uses pre-ts state. The count is loaded
+         * before shared_ts, so an attempt begun between the two loads shows as a changed count. */
+        uint64_t n0 = by_attempts ? atomic_load_explicit(&t->attempts, memory_order_acquire) : 0;
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts &&
+                             (!by_attempts ||
+                              atomic_load_explicit(&t->attempts, memory_order_acquire) == n0);
+             i++) {
             if (TM_UNLIKELY(tm_stats_on) && !w0)
                 w0 = tm_stats_now();
             /* adaptive changed algorithm: its drain already waited for every transaction that
@@ -302,26 +309,7 @@ done:
 void tm_quiesce_ended(tm_tx *self, uint64_t ts)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    uint64_t w0 = 0; /* timed only when some transaction makes us wait */
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
-        if (t == self)
-            continue;
-        /* acquire: as in tm_quiesce_from; the count first, then shared_ts, so an attempt
-         * begun between the two loads shows as a changed count. */
-        uint64_t n0 = atomic_load_explicit(&t->attempts, memory_order_acquire);
-        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts &&
-                             atomic_load_explicit(&t->attempts, memory_order_acquire) == n0;
-             i++) {
-            if (TM_UNLIKELY(tm_stats_on) && !w0)
-                w0 = tm_stats_now();
-            if (tm_cm_algo_switched(self)) /* as in tm_quiesce_from */
-                goto done;
-            tm_cpu_relax(i);
-        }
-    }
-done:
-    if (w0)
-        tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
+    tm_quiesce_from(self, ts, tm_registry_head(), true);
 }
 
 /* A serial algorithm never lets a transaction run as a reader (core/begin.c), so readers are
