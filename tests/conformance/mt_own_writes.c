@@ -34,24 +34,21 @@ static void *worker(void *arg)
     for (long op = 0; op < n_ops; op++) {
         uint64_t r = th_rand(&rng);
         unsigned kind = (unsigned)(r % 10);
-        if (kind < 6) { /* own pair: rereads this thread's last writes */
-            __transaction_atomic {
-                if (x[i] != y[i])
-                    th_tx_fail("own pair x - y = %ld, expected 0", x[i] - y[i]);
-                x[i]++;
-                y[i] = x[i];
-                cnt[i]++;
+        if (kind < 8) {
+            /* 60%: its own pair, rereading this thread's last writes; 20%: another thread's
+             * pair, whose orecs then carry this thread's slot instead of the owner's */
+            int k = i;
+            if (kind >= 6) {
+                k = (int)((r >> 8) % (uint64_t)(nthreads - 1));
+                if (k >= i)
+                    k++;
             }
-            done++;
-        } else if (kind < 8) { /* another thread's pair: its slot leaves that pair's orecs */
-            int j = (int)((r >> 8) % (uint64_t)(nthreads - 1));
-            if (j >= i)
-                j++;
             __transaction_atomic {
-                if (x[j] != y[j])
-                    th_tx_fail("other pair x - y = %ld, expected 0", x[j] - y[j]);
-                y[j]++;
-                x[j] = y[j];
+                if (x[k] != y[k])
+                    th_tx_fail("%s pair x - y = %ld, expected 0", k == i ? "own" : "other",
+                               x[k] - y[k]);
+                x[k]++;
+                y[k] = x[k];
                 cnt[i]++;
             }
             done++;
