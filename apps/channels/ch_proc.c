@@ -226,8 +226,17 @@ void ch_proc_run(ch_proc *p)
         return;
     }
     if (st != LUA_OK) {
-        const char *msg = lua_tostring(p->L, -1);
-        fprintf(stderr, "channels: error in Lua process: %s\n", msg ? msg : "(error object is not a string)");
+        /* No lua_tostring on a number: converting it in place allocates, and this is outside
+         * any protected call (an allocation failure here would abort the whole program). */
+        lua_State *L = p->L;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            fprintf(stderr, "channels: error in Lua process: %s\n", lua_tostring(L, -1));
+        else if (lua_isinteger(L, -1))
+            fprintf(stderr, "channels: error in Lua process: %lld\n", (long long)lua_tointeger(L, -1));
+        else if (lua_type(L, -1) == LUA_TNUMBER)
+            fprintf(stderr, "channels: error in Lua process: %.14g\n", (double)lua_tonumber(L, -1));
+        else
+            fprintf(stderr, "channels: error in Lua process: (error object is not a string)\n");
         fflush(stderr);
     }
     finish(p);

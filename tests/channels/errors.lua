@@ -4,6 +4,8 @@
 -- stderr: ^channels: error in Lua process: \(luaproc code\):1: boom 2$
 -- stderr: ^channels: error in Lua process: \(luaproc code\):1: boom 4$
 -- stderr: ^channels: error in Lua process: \(error object is not a string\)$
+-- stderr: ^channels: error in Lua process: 42$
+-- stderr: ^channels: error in Lua process: 2.5$
 luaproc.setnumworkers(3)
 luaproc.newchannel("out")
 for i = 1, 5 do
@@ -17,6 +19,9 @@ for _, r in ipairs(collect("out", 3)) do sum = sum + r[1] end
 check(sum == 1 + 3 + 5, "the processes that did not fail: " .. sum)
 -- an error object that is not a string is reported too
 luaproc.newproc([[ error({}) ]])
+-- and a number, printed as Lua prints it (without converting it in place: that allocates)
+luaproc.newproc([[ error(42) ]])
+luaproc.newproc([[ error(2.5) ]])
 -- a process after the failures still runs
 luaproc.newproc([[ luaproc.send("out", "alive") ]])
 check(luaproc.receive("out") == "alive", "a process after the failed ones")
