@@ -18,11 +18,12 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build venv
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 -LE advise-real
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 -LE 'advise-real|libitm-suite'
 
-# Tests that download (tmkit advise on Debian's memcached and zstd sources): not in `make test`.
+# Tests that download, not in `make test`: tmkit advise on Debian's memcached and zstd sources,
+# and GCC's own libitm testsuite (Debian's gcc-12 source package) on tmkit and libitm.
 test-real: build venv
-	@cd $(BUILD) && ctest --output-on-failure -L advise-real
+	@cd $(BUILD) && ctest --output-on-failure -L 'advise-real|libitm-suite'
 
 demo: build venv
 	@bin/tmkit demo
