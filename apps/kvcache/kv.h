@@ -30,7 +30,7 @@ struct kv_settings {
     int maxconns;     /* -c */
     size_t item_max;  /* -I: the largest item and the slab page size */
     const char *addr; /* -l */
-    int verbose;      /* -v */
+    int verbose;      /* -v; changed at run time by `verbosity`: use kv_verbose()/kv_set_verbose() */
     int hashpower;    /* -o hashpower=N: the initial table has 2^N buckets */
     double factor;    /* size classes grow by this factor */
 };
@@ -161,9 +161,13 @@ int kv_stats_report(const char *what, char *out, size_t cap);
 /* ---- server (kv_conn.c) ---- */
 int kv_server_run(void);
 extern int64_t kv_started;
+/* The verbosity any thread may change (text and binary `verbosity`) while others log: relaxed
+ * atomics, a level on its own that orders nothing (ThreadSanitizer found the plain int racing). */
+static inline int kv_verbose(void) { return __atomic_load_n(&kv_settings.verbose, __ATOMIC_RELAXED); }
+static inline void kv_set_verbose(int v) { __atomic_store_n(&kv_settings.verbose, v, __ATOMIC_RELAXED); }
 #define KV_LOG(level, ...)                                                                        \
     do {                                                                                          \
-        if (kv_settings.verbose >= (level))                                                       \
+        if (kv_verbose() >= (level))                                                              \
             fprintf(stderr, __VA_ARGS__);                                                         \
     } while (0)
 

@@ -143,7 +143,7 @@ static void kv_bin_exec(struct kv_conn *c, const struct kv_req *r)
         break;
     case OP_VERBOSITY: {
         uint32_t level = kv_get32(r->ext);
-        kv_settings.verbose = level > 2 ? 2 : (int)level;
+        kv_set_verbose(level > 2 ? 2 : (int)level);
         kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
         break;
     }

@@ -154,7 +154,7 @@ static int kv_stats_settings(char *out, size_t cap)
     KV_APPEND("STAT maxbytes %zu\r\nSTAT maxconns %d\r\nSTAT tcpport %d\r\n"
               "STAT verbosity %d\r\nSTAT num_threads %d\r\nSTAT growth_factor %.2f\r\n"
               "STAT item_size_max %zu\r\nSTAT hashpower_init %d\r\n",
-              kv_settings.maxbytes, kv_settings.maxconns, kv_settings.port, kv_settings.verbose,
+              kv_settings.maxbytes, kv_settings.maxconns, kv_settings.port, kv_verbose(),
               kv_settings.threads, kv_settings.factor, kv_settings.item_max,
               kv_settings.hashpower);
     return len;

@@ -243,7 +243,7 @@ static int kv_dispatch(struct kv_conn *c, struct kv_line *l)
     } else if (!strcmp(cmd, "verbosity") && (n == 2 || n == 3)) {
         c->noreply = !strcmp(l->tok[n - 1], "noreply");
         if (kv_parse_u64s(l->tok[1], &u))
-            kv_settings.verbose = u > 2 ? 2 : (int)u;
+            kv_set_verbose(u > 2 ? 2 : (int)u);
         kv_reply(c, "OK");
     } else if (!strcmp(cmd, "quit") && n == 1) {
         c->closing = 1;
