@@ -99,6 +99,7 @@ typedef struct tm_lockrec {
 
 typedef struct tm_locks {
     size_t n, cap;
+    uint64_t version; /* a commit's time, between its commit and its `published` (tx.h) */
     tm_lockrec rec[];
 } tm_locks;
 

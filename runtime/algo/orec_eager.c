@@ -173,9 +173,20 @@ static bool eager_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
     uint64_t wv = eager_time(tx);
     if (!tm_eager_validate(tx))
         return false; /* the core rolls back, then eager_rollback releases the orecs */
-    eager_release(tx, wv);
+    l->version = wv; /* released by eager_published, after the privatization wait */
     *ts = wv;
     return true;
+}
+
+/* The commit's orecs stay locked through its privatization wait (tx.h: published): until the
+ * attempts it may have doomed have rolled back, nobody reads what it wrote, so a read-only
+ * transaction that sees it cannot hand plain code data a doomed writer still holds. Readers
+ * that meet the lock meanwhile wait briefly, then abort (ending their attempt, which is what
+ * the wait is for); writers abort at once. */
+static void eager_published(tm_tx *tx)
+{
+    tm_locks *l = tx->algo_state;
+    eager_release(tx, l->version);
 }
 
 /* The core has already restored memory. The orecs get a new time, not their old version: a
@@ -210,6 +221,7 @@ const tm_dispatch tm_disp_orec_eager = {
     .rollback = eager_rollback,
     .upgrade = eager_upgrade,
     .quiesce_ended = true,
+    .published = eager_published,
 };
 
 const tm_algo tm_algo_orec_eager = {

@@ -135,9 +135,18 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         return false;
     }
     tm_wset_writeback(&tx->wset, skip);
-    tm_orec_unlock_all(l, false, wv);
+    l->version = wv; /* unlocked by orec_published, after the privatization wait */
     *ts = wv;
     return true;
+}
+
+/* As orec_eager's (tx.h: published): the orecs stay locked until the privatization wait is
+ * over, so a read-only transaction that sees this commit is ordered after every write-back the
+ * wait waited for (proxy privatization). */
+static void orec_published(tm_tx *tx)
+{
+    tm_locks *l = tx->algo_state;
+    tm_orec_unlock_all(l, false, l->version);
 }
 
 static bool orec_upgrade(tm_tx *tx, tm_skip skip)
@@ -158,6 +167,7 @@ const tm_dispatch tm_disp_orec_lazy = {
     .commit = orec_commit,
     .rollback = NULL,
     .upgrade = orec_upgrade,
+    .published = orec_published,
 };
 
 const tm_algo tm_algo_orec_lazy = {

@@ -86,6 +86,13 @@ typedef struct tm_dispatch {
      * instead of for snapshots past the commit time, which orec_eager's clock, moved only when
      * needed, may not reach. */
     bool quiesce_ended;
+    /* NULL, or: the commit's privatization wait is over (or was skipped): release what the
+     * commit still holds. The orec algorithms keep their orecs locked until then, so that no
+     * transaction reads what the commit wrote while an attempt it doomed may still be running:
+     * a read-only transaction does not wait at its commit, and would otherwise hand data to
+     * plain code while a doomed writer still had an uncommitted write in it, or was still
+     * writing back (proxy privatization, tests/conformance/mt_proxy_privatize.c). */
+    void (*published)(tm_tx *tx);
 } tm_dispatch;
 
 typedef struct tm_checkpoint {
@@ -127,6 +134,11 @@ enum tm_tx_flags {
 };
 
 #define TM_TS_INACTIVE UINT64_MAX
+/* A committed writer waiting for privatization safety while it still holds locks (dispatch
+ * `published`): other writers' quiescence need not wait for it (it is at least every commit
+ * time), but a drain of the serial lock does (it is not INACTIVE), so no change of algorithm
+ * happens while orecs are held. */
+#define TM_TS_QUIESCING (UINT64_MAX - 1)
 
 /* What the next cancel of the running attempt does instead of cancelling (ext/wait.c). */
 enum tm_wait_req { TM_WAIT_NONE, TM_WAIT_RETRY, TM_WAIT_COND };

@@ -310,13 +310,21 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         /* Its counter additions become visible now, not after the quiescence below: a counter
          * reader in a transaction that the quiescence waits for must not wait for this one. */
         tm_counters_apply(tx);
-        tm_reader_exit(tx);
+        void (*published)(tm_tx *) = ts ? tx->disp->published : NULL;
         if (ts && tm_must_quiesce(tx->disp) && !tm_promised_no_privatization(tx)) {
+            if (published) /* still holds locks: see TM_TS_QUIESCING. release: as reader exit */
+                atomic_store_explicit(&tx->shared_ts, TM_TS_QUIESCING, memory_order_release);
+            else
+                tm_reader_exit(tx);
             if (tx->disp->quiesce_ended)
                 tm_quiesce_ended(tx, ts);
             else
                 tm_quiesce(tx, ts, NULL);
         }
+        if (published)
+            published(tx);
+        if (tx->flags & TM_F_READER)
+            tm_reader_exit(tx);
     } else if (tx->flags & TM_F_BIASED) {
         tm_counters_apply(tx);
         tm_bias_exit(tx);
