@@ -73,13 +73,21 @@ def case_orec_eager_disjoint(build):
     # GV5: a commit releases its orec with a time past the clock without writing it; each thread
     # rereads its own counter, whose orec carries its own slot, so nothing raises the clock.
     for t in (1, 2):
-        c = run(build, "orec_eager", t, ["--mode", "disjoint"])
+        # Timed: with a fixed count one thread may be done before the other registers.
+        c = run(build, "orec_eager", t, ["--mode", "disjoint"], ops=False)
         expect(c, c.get("clock", field="writes") == 0, "orec_eager wrote the clock")
         expect(c, near(c.per_commit("orec", "write"), 1.0), "not one orec line locked per commit")
         expect(c, near(c.per_commit("orec", "commit", "writes"), 1.0),
                "not one orec release per commit")
         expect(c, c.get("orec", "commit") == 0, "the release counted as a second line")
         expect(c, c.get("serial", field="writes") == 0, "the serial lock was written")
+        # Quiescence reads the other thread's descriptor line once per writing commit (but for
+        # the commits before the other thread registered its descriptor).
+        expect(c, 0.9 * (t - 1) <= c.per_commit("qread") <= t - 1,
+               "quiescence did not read n-1 descriptors")
+    # A transaction that promises not to privatize skips quiescence (tm_no_privatization).
+    c = run(build, "orec_eager", 2, ["--mode", "disjoint", "--promise", "1"])
+    expect(c, c.get("qread") == 0, "a promising commit read other descriptors")
 
 
 def case_gl_wt_writes(build):

@@ -85,7 +85,7 @@ void tm_lines_end(int committed)
 }
 
 static const char *const tm_lines_kind[TM_LK_N] = {
-    "clock", "orec", "serial", "serial_wait", "desc", "cm_own", "cm", "bias", "ids",
+    "clock", "orec", "serial", "serial_wait", "desc", "cm_own", "cm", "bias", "ids", "qread",
 };
 static const char *const tm_lines_phase_name[TM_LP_N] = {
     "begin", "read", "write", "commit", "abort", "irrevocable", "thread",

@@ -20,7 +20,9 @@ enum {
     TM_LK_CM_OWN,      /* own descriptor's adaptive commit count: the decider sums it per epoch */
     TM_LK_CM,          /* adaptive's shared decision state (busy flag, epoch, mode) */
     TM_LK_BIAS,        /* the bias word and the count of transacting threads */
-    TM_LK_IDS,         /* transaction-id blocks, the descriptor registry, orec slots */
+    TM_LK_IDS,         /* transaction-id blocks, the descriptor registry */
+    TM_LK_QREAD,       /* READS, not writes: other descriptors' shared_ts lines read by quiescence
+                        * and by the serial lock's drain (their owners write them every attempt) */
     TM_LK_N
 };
 

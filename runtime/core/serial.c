@@ -130,6 +130,7 @@ static uint64_t tm_serial_drain(tm_tx *self)
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
+        TM_LINES(TM_LK_QREAD, &t->shared_ts);
         /* seq_cst: writer half of the Dekker pattern (see tm_reader_enter; a tmkit.h atomic on
          * the orecs is a reader too, marked in atomic_busy: ext/atomic_orec.c). */
         for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE ||
@@ -265,7 +266,8 @@ void tm_quiesce(tm_tx *self, uint64_t ts, void (*publish)(uint64_t ts))
 {
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
         /* acquire: as in tm_quiesce_from. */
-        if (t != self && atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts) {
+        if (t != self && (TM_LINES(TM_LK_QREAD, &t->shared_ts),
+                          atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts)) {
             if (publish)
                 publish(ts);
             /* from t on: the ones before it were past ts, and a transaction one of them began
@@ -284,6 +286,7 @@ static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, bool by_atte
     for (tm_tx *t = start; t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
+        TM_LINES(TM_LK_QREAD, &t->shared_ts);
         /* acquire: pairs with the release stores of shared_ts (validation, reader exit), so
          * once we pass, that transaction no longer uses pre-ts state. The count is loaded
          * before shared_ts, so an attempt begun between the two loads shows as a changed count. */
