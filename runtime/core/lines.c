@@ -6,7 +6,12 @@
  * read-modify-writes (`writes`; a failed compare-and-swap counts, it takes the line too) and
  * the distinct cache lines among them (`lines`: a line counts in the phase of its attempt's
  * first write to it; a 64-entry set per attempt, an attempt that writes more distinct lines
- * counts every further write as a new line). With TMKIT_COUNT_LINES=1 (core/config.c) the
+ * counts every further write as a new line) and the hand-offs among them (`handoffs`: the line's
+ * previous counted access, a write or a qread, was another thread's; a direct-mapped table of
+ * 2^16 lines remembers the last thread per line, so lines that collide in it go uncounted).
+ * The hand-offs are what the cache moves between cores, but only as far as the runtime's own
+ * accesses go: a plain load by another thread that moved the line is not seen. With
+ * TMKIT_COUNT_LINES=1 (core/config.c) the
  * process prints the totals to stderr when it exits; otherwise nothing. */
 #include "lines.h"
 
@@ -19,7 +24,8 @@
 #define TM_LINES_SEEN 64
 
 typedef struct tm_lines_thr {
-    uint64_t writes[TM_LK_N][TM_LP_N], lines[TM_LK_N][TM_LP_N];
+    uint64_t writes[TM_LK_N][TM_LP_N], lines[TM_LK_N][TM_LP_N], handoffs[TM_LK_N][TM_LP_N];
+    uint64_t id; /* 1, 2, ...: the hand-off table's thread tag */
     uint64_t commits, aborts, overflow;
     uintptr_t seen[TM_LINES_SEEN];
     unsigned nseen, phase;
@@ -28,6 +34,9 @@ typedef struct tm_lines_thr {
 
 unsigned tm_lines_print; /* TMKIT_COUNT_LINES (config.c) */
 static _Atomic(tm_lines_thr *) tm_lines_all;
+static _Atomic uint64_t tm_lines_ids;
+#define TM_LINES_LAST_BITS 16
+static _Atomic uint64_t tm_lines_last[1u << TM_LINES_LAST_BITS]; /* line << 16 | thread tag */
 static __thread tm_lines_thr *tm_lines_me;
 
 static tm_lines_thr *tm_lines_self(void)
@@ -38,6 +47,7 @@ static tm_lines_thr *tm_lines_self(void)
         if (!t)
             abort();
         t->phase = TM_LP_BEGIN;
+        t->id = (atomic_fetch_add_explicit(&tm_lines_ids, 1, memory_order_relaxed) + 1) & 0xffff;
         t->next = atomic_load_explicit(&tm_lines_all, memory_order_relaxed);
         while (!atomic_compare_exchange_weak_explicit(&tm_lines_all, &t->next, t,
                                                       memory_order_release, memory_order_relaxed))
@@ -54,6 +64,12 @@ void tm_lines_note(unsigned kind, unsigned phase, const volatile void *addr)
         phase = t->phase;
     uintptr_t line = (uintptr_t)addr >> 6;
     t->writes[kind][phase]++;
+    uint64_t tag = (uint64_t)line << 16 | t->id;
+    uint64_t old = atomic_exchange_explicit(
+        &tm_lines_last[(line ^ line >> TM_LINES_LAST_BITS) & ((1u << TM_LINES_LAST_BITS) - 1)], tag,
+        memory_order_relaxed);
+    if (old >> 16 == (uint64_t)line && old != tag)
+        t->handoffs[kind][phase]++;
     if (phase == TM_LP_THREAD) { /* not part of any transaction */
         t->lines[kind][phase]++;
         return;
@@ -95,7 +111,7 @@ __attribute__((destructor)) static void tm_lines_report(void)
 {
     if (!tm_lines_print)
         return;
-    uint64_t w[TM_LK_N][TM_LP_N] = {{0}}, l[TM_LK_N][TM_LP_N] = {{0}};
+    uint64_t w[TM_LK_N][TM_LP_N] = {{0}}, l[TM_LK_N][TM_LP_N] = {{0}}, h[TM_LK_N][TM_LP_N] = {{0}};
     uint64_t commits = 0, aborts = 0, overflow = 0, threads = 0;
     for (tm_lines_thr *t = atomic_load_explicit(&tm_lines_all, memory_order_acquire); t;
          t = t->next) {
@@ -107,6 +123,7 @@ __attribute__((destructor)) static void tm_lines_report(void)
             for (unsigned p = 0; p < TM_LP_N; p++) {
                 w[k][p] += t->writes[k][p];
                 l[k][p] += t->lines[k][p];
+                h[k][p] += t->handoffs[k][p];
             }
     }
     double c = commits ? (double)commits : 1, a = commits + aborts ? (double)(commits + aborts) : 1;
@@ -117,9 +134,11 @@ __attribute__((destructor)) static void tm_lines_report(void)
         for (unsigned p = 0; p < TM_LP_N; p++)
             if (w[k][p])
                 fprintf(stderr,
-                        "tmkit-lines: kind=%s phase=%s writes=%llu lines=%llu "
-                        "writes_per_commit=%.4f lines_per_commit=%.4f lines_per_attempt=%.4f\n",
+                        "tmkit-lines: kind=%s phase=%s writes=%llu lines=%llu handoffs=%llu "
+                        "writes_per_commit=%.4f lines_per_commit=%.4f lines_per_attempt=%.4f "
+                        "handoffs_per_commit=%.4f\n",
                         tm_lines_kind[k], tm_lines_phase_name[p], (unsigned long long)w[k][p],
-                        (unsigned long long)l[k][p], w[k][p] / c, l[k][p] / c, l[k][p] / a);
+                        (unsigned long long)l[k][p], (unsigned long long)h[k][p], w[k][p] / c,
+                        l[k][p] / c, l[k][p] / a, h[k][p] / c);
 }
 #endif
