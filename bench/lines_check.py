@@ -37,7 +37,7 @@ class Counts:
         self.text, self.what, self.rows = text, what, {}
         self.commits = self.aborts = None
         for line in text.splitlines():
-            m = re.match(r"tmkit-lines: threads=\d+ commits=(\d+) aborts=(\d+)", line)
+            m = re.match(r"tmkit-lines: (?:threads|blocks)=\d+ commits=(\d+) aborts=(\d+)", line)
             if m:
                 self.commits, self.aborts = int(m.group(1)), int(m.group(2))
                 continue

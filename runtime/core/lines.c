@@ -2,7 +2,9 @@
  * every build; empty unless the option is on.
  *
  * Each thread counts in its own block (never freed: the totals are summed at process exit,
- * after the threads that wrote them may have gone): per kind and phase, the stores and
+ * after the threads that wrote them may have gone; a thread's exit hands its block, counts and
+ * all, to the next thread that starts counting, so thread churn does not grow the heap): per
+ * kind and phase, the stores and
  * read-modify-writes (`writes`; a failed compare-and-swap counts, it takes the line too) and
  * the distinct cache lines among them (`lines`: a line counts in the phase of its attempt's
  * first write to it; a 64-entry set per attempt, an attempt that writes more distinct lines
@@ -16,6 +18,7 @@
 #include "lines.h"
 
 #ifdef TMKIT_COUNT_LINES
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@ typedef struct tm_lines_thr {
     uint64_t commits, aborts, overflow;
     uintptr_t seen[TM_LINES_SEEN];
     unsigned nseen, phase;
+    _Atomic int in_use; /* a live thread counts in it */
     struct tm_lines_thr *next;
 } tm_lines_thr;
 
@@ -39,22 +43,56 @@ static _Atomic uint64_t tm_lines_ids;
 static _Atomic uint64_t tm_lines_last[1u << TM_LINES_LAST_BITS]; /* line << 16 | thread tag */
 static __thread tm_lines_thr *tm_lines_me;
 
-static tm_lines_thr *tm_lines_self(void)
+static pthread_key_t tm_lines_key;
+static pthread_once_t tm_lines_once = PTHREAD_ONCE_INIT;
+
+/* Thread exit: the block goes back for reuse (its counts stay in it, summed at exit). */
+static void tm_lines_release(void *p)
 {
-    tm_lines_thr *t = tm_lines_me;
-    if (__builtin_expect(t == NULL, 0)) {
+    tm_lines_thr *t = p;
+    tm_lines_me = NULL;
+    atomic_store_explicit(&t->in_use, 0, memory_order_release);
+}
+
+static void tm_lines_key_init(void)
+{
+    if (pthread_key_create(&tm_lines_key, tm_lines_release) != 0)
+        abort();
+}
+
+static __attribute__((noinline)) tm_lines_thr *tm_lines_claim(void)
+{
+    pthread_once(&tm_lines_once, tm_lines_key_init);
+    tm_lines_thr *t;
+    for (t = atomic_load_explicit(&tm_lines_all, memory_order_acquire); t; t = t->next) {
+        int expected = 0;
+        if (atomic_load_explicit(&t->in_use, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&t->in_use, &expected, 1,
+                                                    memory_order_acquire, memory_order_relaxed))
+            break;
+    }
+    if (!t) {
         t = calloc(1, sizeof *t);
         if (!t)
             abort();
-        t->phase = TM_LP_BEGIN;
+        t->in_use = 1;
         t->id = (atomic_fetch_add_explicit(&tm_lines_ids, 1, memory_order_relaxed) + 1) & 0xffff;
         t->next = atomic_load_explicit(&tm_lines_all, memory_order_relaxed);
         while (!atomic_compare_exchange_weak_explicit(&tm_lines_all, &t->next, t,
                                                       memory_order_release, memory_order_relaxed))
             ;
-        tm_lines_me = t;
     }
+    t->nseen = 0;
+    t->phase = TM_LP_BEGIN;
+    pthread_setspecific(tm_lines_key, t);
+    tm_lines_me = t;
     return t;
+}
+
+static inline tm_lines_thr *tm_lines_self(void)
+{
+    tm_lines_thr *t = tm_lines_me;
+    return __builtin_expect(t != NULL, 1) ? t : tm_lines_claim();
 }
 
 void tm_lines_note(unsigned kind, unsigned phase, const volatile void *addr)
@@ -112,6 +150,7 @@ __attribute__((destructor)) static void tm_lines_report(void)
     if (!tm_lines_print)
         return;
     uint64_t w[TM_LK_N][TM_LP_N] = {{0}}, l[TM_LK_N][TM_LP_N] = {{0}}, h[TM_LK_N][TM_LP_N] = {{0}};
+    /* blocks: as many as threads ever counted at the same time */
     uint64_t commits = 0, aborts = 0, overflow = 0, threads = 0;
     for (tm_lines_thr *t = atomic_load_explicit(&tm_lines_all, memory_order_acquire); t;
          t = t->next) {
@@ -127,7 +166,7 @@ __attribute__((destructor)) static void tm_lines_report(void)
             }
     }
     double c = commits ? (double)commits : 1, a = commits + aborts ? (double)(commits + aborts) : 1;
-    fprintf(stderr, "tmkit-lines: threads=%llu commits=%llu aborts=%llu set_overflow=%llu\n",
+    fprintf(stderr, "tmkit-lines: blocks=%llu commits=%llu aborts=%llu set_overflow=%llu\n",
             (unsigned long long)threads, (unsigned long long)commits,
             (unsigned long long)aborts, (unsigned long long)overflow);
     for (unsigned k = 0; k < TM_LK_N; k++)
