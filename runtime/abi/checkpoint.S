@@ -175,6 +175,9 @@ _ITM_beginTransaction:
         jz      .Lslow
         cmpl    $0, TM_TX_NESTING(%rax)
         jne     .Lslow
+#ifdef TMKIT_COUNT_LINES
+        jmp     .Lsave                  /* counted in C: tm_begin_outer does the same (lines.h) */
+#endif
         movl    %edi, %edx
         andl    $TM_PR_BIASED_NEEDS, %edx
         cmpl    $TM_PR_BIASED_NEEDS, %edx

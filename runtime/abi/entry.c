@@ -22,6 +22,7 @@ static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t 
 {
     tm_commit_serial_sleepers(tx, old);
     tm_cm_count(tx);
+    TM_LINES_END(1);
 }
 
 /* The rest of a serial commit that has more to do than the fast path (commit actions, a
@@ -62,6 +63,7 @@ static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
         return;
     }
     tm_cm_count(tx); /* for adaptive; counts (harmlessly) under serialirr too */
+    TM_LINES_END(1);
 }
 
 TM_EXPORT void _ITM_commitTransaction(void)
@@ -76,13 +78,16 @@ TM_EXPORT void _ITM_commitTransaction(void)
      * checks the same after its unlock (tm_commit_serial). */
     if (TM_LIKELY(tx && tx->nesting == 1)) {
         uint32_t flags = tx->flags;
+        TM_LINES_PHASE(TM_LP_COMMIT);
         if (TM_LIKELY(flags == (TM_F_BIASED | TM_F_IRREVOCABLE) &&
                       (tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) == 0 &&
                       tx->mode == TM_MODE_DIRECT)) {
             tm_commit_fast_reset(tx);
             tx->flags = 0; /* what tm_bias_exit clears, and the rest */
             /* release: as in tm_bias_exit (tx.h). */
+            TM_LINES(TM_LK_DESC, &tx->shared_ts);
             atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+            TM_LINES_END(1);
             return;
         }
         if (flags == (TM_F_SERIAL | TM_F_IRREVOCABLE)) {

@@ -33,6 +33,7 @@ static void gl_begin(tm_tx *tx)
     tx->snapshot = (v & 1) ? ~(uint64_t)0 : v;
     tx->owned = 0;
     /* release: quiescing writers read this with acquire. */
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, v & ~(uint64_t)1, memory_order_release);
 }
 
@@ -54,9 +55,9 @@ static void gl_write(tm_tx *tx, void *dst, const void *src, size_t len)
         uint64_t expected = tx->snapshot;
         /* acquire on success: we now own every location; the release fence that follows keeps
          * our in-place stores after the lock bit for readers (see gl_read). */
-        if ((expected & 1) ||
+        if ((expected & 1) || (TM_LINES_AT(TM_LK_CLOCK, TM_LP_WRITE, &gl_clock),
             !atomic_compare_exchange_strong_explicit(&gl_clock, &expected, expected | 1,
-                                                     memory_order_acquire, memory_order_relaxed))
+                                                     memory_order_acquire, memory_order_relaxed)))
             tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
         atomic_thread_fence(memory_order_release);
         tx->owned = 1;
@@ -71,6 +72,7 @@ static void gl_release(tm_tx *tx, uint64_t *ts)
     uint64_t next = (tx->snapshot & ~(uint64_t)1) + 2; /* the owner's snapshot is odd */
     /* release: our in-place writes (or their restoration) happen-before any reader that sees
      * the new version. */
+    TM_LINES(TM_LK_CLOCK, &gl_clock);
     atomic_store_explicit(&gl_clock, next, memory_order_release);
     tx->owned = 0;
     if (ts)

@@ -43,6 +43,7 @@ static bool norec_validate(tm_tx *tx)
         if (atomic_load_explicit(&norec_seq, memory_order_relaxed) == s) {
             tx->snapshot = s;
             /* release: pairs with the acquire loads in tm_quiesce. */
+            TM_LINES(TM_LK_DESC, &tx->shared_ts);
             atomic_store_explicit(&tx->shared_ts, s, memory_order_release);
             return true;
         }
@@ -53,11 +54,13 @@ static void norec_begin(tm_tx *tx)
 {
     tx->owned = 0;
     tx->snapshot = norec_wait_even();
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, tx->snapshot, memory_order_release);
 }
 
 static void norec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
+    TM_LINES_PHASE(TM_LP_READ);
     bool buffered = tx->wset.n && tm_wset_maybe(&tx->wset, src, len);
     if (buffered) {
         unsigned char probe[64];
@@ -94,6 +97,7 @@ static bool norec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         uint64_t expected = tx->snapshot;
         /* acquire on success: later write-back stores stay after the lock (plus the release
          * fence below for readers' seqlock check). */
+        TM_LINES(TM_LK_CLOCK, &norec_seq);
         if (atomic_compare_exchange_strong_explicit(&norec_seq, &expected, expected + 1,
                                                     memory_order_acquire, memory_order_relaxed))
             break;
@@ -105,6 +109,7 @@ static bool norec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
     tm_wset_writeback(&tx->wset, skip);
     tx->owned = 0;
     /* release: the write-back happens-before any transaction that reads the new sequence. */
+    TM_LINES(TM_LK_CLOCK, &norec_seq);
     atomic_store_explicit(&norec_seq, tx->snapshot + 2, memory_order_release);
     *ts = tx->snapshot + 2;
     return true;
@@ -117,6 +122,7 @@ static bool norec_upgrade(tm_tx *tx, tm_skip skip)
         return false;
     if (tx->wset.n) {
         uint64_t s = atomic_load_explicit(&norec_seq, memory_order_relaxed);
+        TM_LINES(TM_LK_CLOCK, &norec_seq); /* and once more below: one line */
         atomic_store_explicit(&norec_seq, s + 1, memory_order_relaxed);
         atomic_thread_fence(memory_order_release);
         tx->owned = 1;

@@ -45,9 +45,10 @@ static inline uint64_t tm_orec_raise(uint64_t v)
     /* acquire: as the snapshot's load in tm_orec_begin; release on success: nothing to publish,
      * but a raise must not be reordered before the orec load that asked for it. */
     uint64_t now = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
-    while (now < v && !atomic_compare_exchange_weak_explicit(&tm_orec_clock, &now, v,
+    while (now < v && (TM_LINES(TM_LK_CLOCK, &tm_orec_clock),
+                       !atomic_compare_exchange_weak_explicit(&tm_orec_clock, &now, v,
                                                              memory_order_acq_rel,
-                                                             memory_order_acquire)) {
+                                                             memory_order_acquire))) {
     }
     return now < v ? v : now;
 }
@@ -60,7 +61,8 @@ static inline uint64_t tm_orec_time_after(uint64_t floor)
     do
         next = (now > floor ? now : floor) + 1;
     /* acq_rel: as the commit's fetch_add it replaces. */
-    while (!atomic_compare_exchange_weak_explicit(&tm_orec_clock, &now, next, memory_order_acq_rel,
+    while (TM_LINES(TM_LK_CLOCK, &tm_orec_clock),
+           !atomic_compare_exchange_weak_explicit(&tm_orec_clock, &now, next, memory_order_acq_rel,
                                                   memory_order_acquire));
     return next;
 }
@@ -130,6 +132,7 @@ static inline void tm_orec_begin(tm_tx *tx)
     tx->snapshot = atomic_load_explicit(&tm_orec_clock, memory_order_acquire);
     tx->obound = tm_orec_bound(tx->snapshot);
     /* release: pairs with the acquire loads in tm_quiesce. */
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, tx->snapshot, memory_order_release);
 }
 
@@ -147,6 +150,7 @@ static inline __attribute__((always_inline)) bool tm_orec_extend(tm_tx *tx, bool
     tx->snapshot = now;
     tx->obound = tm_orec_bound(now);
     /* release: pairs with the acquire loads in tm_quiesce. */
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, now, memory_order_release);
     return true;
 }
@@ -283,6 +287,7 @@ tm_eager_write_fast(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
             return false;
         /* acquire on success: the words are ours until we release the orec; the release fence
          * keeps our in-place stores after the lock for readers' orec loads (as eager_lock). */
+        TM_LINES_AT(TM_LK_OREC, TM_LP_WRITE, o);
         if (TM_UNLIKELY(!atomic_compare_exchange_strong_explicit(o, &cur, mine, memory_order_acquire,
                                                                  memory_order_relaxed)))
             return false;

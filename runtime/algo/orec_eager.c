@@ -103,6 +103,7 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
 
 static void eager_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
+    TM_LINES_PHASE(TM_LP_READ);
     tm_orec_read_range(tx, dst, (uintptr_t)src, len, eager_read_word);
 }
 
@@ -122,6 +123,7 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
         l = tm_locks_reserve(tx, l->n + 1);
     /* acquire on success: the words are ours until we release the orec; the release fence
      * keeps our in-place stores after the lock for readers' orec loads. */
+    TM_LINES(TM_LK_OREC, o);
     if (!atomic_compare_exchange_strong_explicit(o, &cur, tm_eager_mine(tx), memory_order_acquire,
                                                  memory_order_relaxed))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
@@ -134,6 +136,7 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
 static void eager_write(tm_tx *tx, void *dst, const void *src, size_t len)
 {
     uintptr_t a = (uintptr_t)dst, end = a + len;
+    TM_LINES_PHASE(TM_LP_WRITE);
     for (uintptr_t w = a & ~(uintptr_t)7; w < end; w += 8)
         eager_lock(tx, tm_orec_of(w));
     tm_undo_push(&tx->undo, dst, len);
@@ -156,9 +159,11 @@ static void eager_release(tm_tx *tx, uint64_t version)
 {
     tm_locks *l = tx->algo_state;
     uint64_t v = tm_orec_unlocked(version, tx->orec_slot == ~0ull ? 0 : tx->orec_slot);
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
         /* release: our in-place writes (or their restoration) happen-before a reader of the orec. */
+        TM_LINES(TM_LK_OREC, l->rec[i].orec);
         atomic_store_explicit(l->rec[i].orec, v, memory_order_release);
+    }
     l->n = 0;
     tx->orec_last = version;
 }

@@ -66,6 +66,7 @@ static void orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t
 
 static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
+    TM_LINES_PHASE(TM_LP_READ);
     bool buffered = tx->wset.n && tm_wset_maybe(&tx->wset, src, len);
     if (buffered) {
         unsigned char probe[64];
@@ -86,10 +87,12 @@ static void orec_write(tm_tx *tx, void *dst, const void *src, size_t len)
 
 static void tm_orec_unlock_all(tm_locks *l, bool restore, uint64_t version)
 {
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; i < l->n; i++) {
         /* release: write-back (or nothing, on failure) happens-before readers of the orec. */
+        TM_LINES(TM_LK_OREC, l->rec[i].orec);
         atomic_store_explicit(l->rec[i].orec, restore ? l->rec[i].old : tm_orec_unlocked(version, 0),
                               memory_order_release);
+    }
     l->n = 0;
 }
 
@@ -114,6 +117,7 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         tm_lockrec *r = &l->rec[l->n];
         *r = (tm_lockrec){tx, cur, o};
         /* acquire on success: we own the orec's words until we release it. */
+        TM_LINES(TM_LK_OREC, o);
         if (!atomic_compare_exchange_strong_explicit(o, &cur, tm_orec_lock_of(r),
                                                      memory_order_acquire, memory_order_relaxed)) {
             tm_orec_unlock_all(l, true, 0);
@@ -124,6 +128,7 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
             newest = tm_orec_version(cur);
     }
     /* acq_rel: the new time orders after every commit we validated against. */
+    TM_LINES(TM_LK_CLOCK, &tm_orec_clock);
     uint64_t wv = atomic_fetch_add_explicit(&tm_orec_clock, 1, memory_order_acq_rel) + 1;
     /* A blind write to a word an atomic versioned ahead of the clock (orec.h): every orec's
      * versions must grow, or a reader could take a changed word for the one it logged. */

@@ -43,6 +43,7 @@ static uint32_t tm_exclusive_code_path(tm_tx *tx, uint32_t prop)
 /* Chooses the execution mode of a new attempt of the outermost transaction (also restart's). */
 uint32_t tm_attempt_start(tm_tx *tx)
 {
+    TM_LINES_PHASE(TM_LP_BEGIN);
     uint32_t prop = tx->prop;
     bool serial = (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode) ||
                   (tx->flags & TM_F_FORCE_SERIAL) || tm_config.algo->serial ||
@@ -213,6 +214,7 @@ uint32_t tm_begin_serial_locked(uint32_t prop, tm_tx *tx)
 TM_HIDDEN uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx);
 uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
 {
+    TM_LINES_PHASE(TM_LP_BEGIN);
     /* Fast path: the only transacting thread, a transaction that cannot cancel: run the
      * uninstrumented code with no lock at all (core/bias.c). The descriptor is already in
      * direct mode between transactions. */

@@ -65,6 +65,7 @@ static void tm_bias_revoke(tm_tx *self)
         return;
     /* seq_cst: the revoker's half of the Dekker pattern (see tm_bias_try_enter). The bias
      * was on, so membarrier is registered (tm_bias_usable). */
+    TM_LINES_AT(TM_LK_BIAS, TM_LP_THREAD, &tm_bias_multi);
     atomic_store_explicit(&tm_bias_multi, 1, memory_order_seq_cst);
     if (!tm_membarrier())
         tm_fatal("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after registration");
@@ -82,6 +83,7 @@ void tm_bias_thread_joined(tm_tx *self)
     pthread_mutex_lock(&tm_bias_lock);
     /* relaxed (here and below): the lock orders the updates; lock-free readers
      * (tm_bias_thread_count) only want a recent value. */
+    TM_LINES_AT(TM_LK_BIAS, TM_LP_THREAD, &tm_bias_threads);
     if (atomic_fetch_add_explicit(&tm_bias_threads, 1, memory_order_relaxed) + 1 > 1)
         tm_bias_revoke(self);
     pthread_mutex_unlock(&tm_bias_lock);
@@ -92,6 +94,7 @@ void tm_bias_thread_left(void)
     pthread_mutex_lock(&tm_bias_lock);
     /* Back to one transacting thread: it may take the bias again at its next transaction. Any
      * transaction it is running now uses the shared protocol and simply completes. */
+    TM_LINES_AT(TM_LK_BIAS, TM_LP_THREAD, &tm_bias_threads);
     if (atomic_fetch_sub_explicit(&tm_bias_threads, 1, memory_order_relaxed) - 1 <= 1 &&
         tm_bias_usable())
         atomic_store_explicit(&tm_bias_multi, 0, memory_order_release);

@@ -284,6 +284,7 @@ void tm_cm_window(tm_tx *tx)
     if (now >= atomic_load_explicit(&tm_cm.epoch_end, memory_order_relaxed) &&
         !atomic_exchange_explicit(&tm_cm.busy, 1, memory_order_acquire)) {
         /* acquire/release on busy: one decider at a time sees the previous decider's state. */
+        TM_LINES(TM_LK_CM, &tm_cm.busy); /* the decider's stores are counted as this line */
         if (now >= atomic_load_explicit(&tm_cm.epoch_end, memory_order_relaxed))
             tm_cm_decide(tx, now);
         atomic_store_explicit(&tm_cm.busy, 0, memory_order_release);

@@ -60,6 +60,11 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "length)"},
     {"TMKIT_STATS_SHM", TM_CFG_STATS_SHM, NULL, 0, 0, {NULL}, NULL,
      "live per-site statistics in shared memory /dev/shm/tmkit.NAME, summed over processes"},
+#ifdef TMKIT_COUNT_LINES
+    {"TMKIT_COUNT_LINES", TM_CFG_WORDS, "0", 0, 0, {"0", "1"}, &tm_lines_print,
+     "1: print the shared cache lines written, by kind and phase, to stderr at exit "
+     "(the -DTMKIT_COUNT_LINES=ON build only)"},
+#endif
 };
 #define TM_CFG_N (sizeof tm_cfg_table / sizeof tm_cfg_table[0])
 

@@ -73,6 +73,7 @@ static void tm_serial_wait_free(void)
          * then load of the flag: either we see the word free or the unlock sees the flag.
          * The load is also the acquire that pairs with the unlock, so the irrevocable
          * transaction's effects are visible to the reader that starts after it. */
+        TM_LINES(TM_LK_SERIAL_WAIT, &tm_serial_rwait);
         atomic_fetch_or_explicit(&tm_serial_rwait, TM_RWAIT_READER, memory_order_seq_cst);
         if (atomic_load_explicit(&tm_serial_word, memory_order_seq_cst) == 0)
             return;
@@ -89,6 +90,8 @@ bool tm_reader_enter(tm_tx *tx)
          * a holder's release also sees the flag that holder left. */
         /* relaxed: the owner is the only writer; the seq_cst store below orders it before
          * the attempt's loads (tm_quiesce_ended relies on that). */
+        TM_LINES(TM_LK_DESC, &tx->attempts); /* shared_ts's line */
+        TM_LINES(TM_LK_DESC, &tx->shared_ts);
         atomic_store_explicit(&tx->attempts,
                               atomic_load_explicit(&tx->attempts, memory_order_relaxed) + 1,
                               memory_order_relaxed);
@@ -99,6 +102,7 @@ bool tm_reader_enter(tm_tx *tx)
             tx->flags |= TM_F_READER;
             return true;
         }
+        TM_LINES(TM_LK_DESC, &tx->shared_ts);
         atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
         if (w == 0)
             return false; /* readers excluded: run serially */
@@ -112,6 +116,7 @@ bool tm_reader_enter(tm_tx *tx)
 void tm_reader_exit(tm_tx *tx)
 {
     /* release: the transaction's accesses happen-before a writer that observes INACTIVE. */
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
     tx->flags &= ~TM_F_READER;
 }
@@ -125,6 +130,7 @@ static uint64_t tm_serial_drain(tm_tx *self)
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
+        TM_LINES(TM_LK_QREAD, &t->shared_ts);
         /* seq_cst: writer half of the Dekker pattern (see tm_reader_enter; a tmkit.h atomic on
          * the orecs is a reader too, marked in atomic_busy: ext/atomic_orec.c). */
         for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE ||
@@ -152,6 +158,7 @@ static bool tm_serial_trylock(void)
 {
     uint32_t expected = 0;
     /* seq_cst: this store is the writer's announcement in the Dekker pattern. */
+    TM_LINES(TM_LK_SERIAL, &tm_serial_word);
     return atomic_compare_exchange_strong_explicit(&tm_serial_word, &expected, 1,
                                                    memory_order_seq_cst, memory_order_relaxed);
 }
@@ -174,7 +181,8 @@ static uint64_t tm_serial_lock(void)
     bool passive = tm_config.serial_wait == TM_SERIAL_WAIT_SLEEP &&
                    !atomic_load_explicit(&tm_wait_sleepers, memory_order_relaxed);
     if (!passive || !tm_serial_poll_wait(tm_serial_trylock)) {
-        while (atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
+        while (TM_LINES(TM_LK_SERIAL, &tm_serial_word),
+               atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
             tm_futex_wait(&tm_serial_word, 2);
     }
     return w0 ? tm_stats_now() - w0 : 0;
@@ -212,6 +220,7 @@ void tm_serial_exclude_readers(bool on)
 {
     /* relaxed: under the lock; its release orders the store before the next holder and before
      * any reader that sees the word free (tm_reader_enter). */
+    TM_LINES(TM_LK_SERIAL, &tm_serial_excl);
     atomic_store_explicit(&tm_serial_excl, on, memory_order_relaxed);
 }
 
@@ -234,8 +243,10 @@ void tm_serial_wake(uint32_t old)
         tm_futex_wake(&tm_serial_word, 1);
     /* The fetch_and consumes the reader flag: a reader raising it later is seen by the next unlock. */
     if ((atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) & TM_RWAIT_READER) &&
-        (atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_READER, memory_order_seq_cst) &
+        (TM_LINES(TM_LK_SERIAL_WAIT, &tm_serial_rwait),
+         atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_READER, memory_order_seq_cst) &
          TM_RWAIT_READER)) {
+        TM_LINES(TM_LK_SERIAL_WAIT, &tm_serial_rgen);
         atomic_fetch_add_explicit(&tm_serial_rgen, 1, memory_order_seq_cst);
         tm_futex_wake(&tm_serial_rgen, INT_MAX);
     }
@@ -255,7 +266,8 @@ void tm_quiesce(tm_tx *self, uint64_t ts, void (*publish)(uint64_t ts))
 {
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
         /* acquire: as in tm_quiesce_from. */
-        if (t != self && atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts) {
+        if (t != self && (TM_LINES(TM_LK_QREAD, &t->shared_ts),
+                          atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts)) {
             if (publish)
                 publish(ts);
             /* from t on: the ones before it were past ts, and a transaction one of them began
@@ -274,6 +286,7 @@ static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, bool by_atte
     for (tm_tx *t = start; t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
+        TM_LINES(TM_LK_QREAD, &t->shared_ts);
         /* acquire: pairs with the release stores of shared_ts (validation, reader exit), so
          * once we pass, that transaction no longer uses pre-ts state. The count is loaded
          * before shared_ts, so an attempt begun between the two loads shows as a changed count. */

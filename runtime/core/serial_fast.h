@@ -34,6 +34,7 @@ static inline bool tm_serial_trylock_fast(tm_tx *tx)
 {
     uint32_t expected = 0;
     /* seq_cst: the writer's announcement in the Dekker pattern (serial.c). */
+    TM_LINES(TM_LK_SERIAL, &tm_serial_word);
     if (!atomic_compare_exchange_strong_explicit(&tm_serial_word, &expected, 1,
                                                  memory_order_seq_cst, memory_order_relaxed))
         return false;
@@ -53,6 +54,7 @@ static inline bool tm_serial_unlock_nowake(uint32_t *old)
 {
     /* seq_cst (a release at least: the serial transaction's writes happen-before whoever sees
      * the word free): also the unlock's half of the sleeping-reader handshake (serial.c). */
+    TM_LINES(TM_LK_SERIAL, &tm_serial_word);
     *old = atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst);
     return *old == 2 || (atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) &
                          (1u | 2u)); /* TM_RWAIT_SLEEPERS (ext/ext.h): readers, waiters */
@@ -70,6 +72,7 @@ static inline void tm_cm_count(tm_tx *tx)
 {
     /* relaxed: only this thread writes its count; the decider's sum needs no order. */
     uint64_t n = atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1;
+    TM_LINES(TM_LK_CM_OWN, &tx->cm.commits);
     atomic_store_explicit(&tx->cm.commits, n, memory_order_relaxed);
     if (TM_UNLIKELY(n % TM_CM_WINDOW == 0))
         tm_cm_window(tx);

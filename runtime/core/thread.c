@@ -123,6 +123,7 @@ static void tm_stack_bounds(tm_tx *tx)
 void tm_tx_assign_ids(tm_tx *tx)
 {
     /* relaxed: only uniqueness matters, not ordering. */
+    TM_LINES(TM_LK_IDS, &tm_id_blocks);
     uint32_t block = atomic_fetch_add_explicit(&tm_id_blocks, 1, memory_order_relaxed);
     tx->id_next = block * TM_ID_BLOCK;
     tx->id_end = tx->id_next + TM_ID_BLOCK;
@@ -156,6 +157,7 @@ tm_tx *tm_tx_create(void)
          * relaxed: only uniqueness matters. */
         uint32_t slot = atomic_fetch_add_explicit(&tm_orec_slots_used, 1, memory_order_relaxed);
         tx->orec_slot = slot < TM_OREC_SLOTS - 1 ? slot + 1 : ~0ull;
+        TM_LINES_AT(TM_LK_IDS, TM_LP_THREAD, &tm_registry);
         tm_registry_push(tx);
     }
     tm_set_disp(tx, &tm_disp_direct);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../abi/itm_abi.h"
+#include "lines.h"
 #include "log.h"
 #include "tx_layout.h"
 

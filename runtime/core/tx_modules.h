@@ -108,11 +108,13 @@ static inline bool tm_bias_try_enter(tm_tx *tx)
 {
     if (atomic_load_explicit(&tm_bias_multi, memory_order_relaxed))
         return false; /* always, without membarrier (bias.c) */
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, 0, memory_order_relaxed);
     /* compiler barrier only: a revoking thread's membarrier orders this store before our load
      * below on the hardware side (asymmetric Dekker, bias.c). */
     atomic_signal_fence(memory_order_seq_cst);
     if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_multi, memory_order_seq_cst))) {
+        TM_LINES(TM_LK_DESC, &tx->shared_ts);
         atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
         return false;
     }
@@ -124,6 +126,7 @@ static inline void tm_bias_exit(tm_tx *tx)
 {
     tx->flags &= ~TM_F_BIASED;
     /* release: the transaction's effects happen-before a revoking thread that sees INACTIVE. */
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
 }
 TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);

@@ -216,6 +216,7 @@ static __attribute__((noreturn)) void tm_start_again(tm_tx *tx)
 
 void tm_restart(tm_tx *tx, tm_abort_reason why)
 {
+    TM_LINES_PHASE(TM_LP_ABORT);
     if (tx->flags & TM_F_HTM)
         tm_htm_abort(); /* the hardware rolls back; the retry takes the serial lock */
     if (tx->flags & TM_F_IRREVOCABLE)
@@ -223,6 +224,7 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
     tm_outer_saved s = tm_rollback_outer(tx, why);
     uint32_t retries = s.retries + 1;
     tm_reestablish(tx, &s, retries);
+    TM_LINES_END(0);
     /* Still holding the serial lock (an upgrade whose validation failed): rerun serially. */
     if (why == TM_ABORT_SERIAL || retries >= tm_config.max_retries || (tx->flags & TM_F_SERIAL))
         tx->flags |= TM_F_FORCE_SERIAL;
@@ -237,11 +239,13 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
  * fallback). */
 void tm_restart_waiting(tm_tx *tx, void (*sleep)(tm_tx *))
 {
+    TM_LINES_PHASE(TM_LP_ABORT);
     if (tx->flags & TM_F_HTM)
         tm_htm_abort(); /* a wait needs the software path: it runs again under the lock */
     tm_outer_saved s = tm_rollback_outer(tx, TM_ABORT_RETRY);
     if (tx->flags & TM_F_SERIAL)
         tm_serial_release(tx);
+    TM_LINES_END(0);
     sleep(tx);
     tm_reestablish(tx, &s, 0);
     tm_start_again(tx);
@@ -274,9 +278,12 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
             tm_stats_nested_cancel(tx);
     }
     tm_jmpbuf jb = *tm_cp_jb(tx, k);
+    TM_LINES_PHASE(TM_LP_ABORT);
     tm_rollback_to(tx, k);
     if (k == 0 && (tx->flags & TM_F_SERIAL))
         tm_serial_release(tx);
+    if (k == 0)
+        TM_LINES_END(0);
     tm_longjmp(&jb, a_abortTransaction | a_restoreLiveVariables);
 }
 
@@ -301,6 +308,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         tm_htm_commit(tx);
         return;
     }
+    TM_LINES_PHASE(TM_LP_COMMIT);
     bool managed = tm_config.algo->managed && !(tx->flags & TM_F_BIASED);
     if (tx->flags & TM_F_READER) {
         uint64_t ts = 0;
@@ -348,6 +356,7 @@ void tm_commit_finish(tm_tx *tx, bool managed)
     tm_stats_pending_commit(tx);
     if (managed)
         tm_cm_count(tx);
+    TM_LINES_END(1);
     if (TM_UNLIKELY(tm_stats_on))
         tm_stats_commit(tx);
     tm_reset(tx);
@@ -359,6 +368,7 @@ void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc)
     if (!tx || tx->nesting == 0 || (tx->flags & TM_F_IRREVOCABLE))
         return;
     if (!(tx->flags & (TM_F_SERIAL | TM_F_BIASED))) {
+        TM_LINES_PHASE(TM_LP_IRREV);
         if (!tm_serial_try_upgrade(tx))
             tm_restart(tx, TM_ABORT_SERIAL);
         if (!tx->disp->upgrade(tx, tm_dead_frames(tx, caller_frame)))
