@@ -320,9 +320,10 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         tm_counters_apply(tx);
         void (*published)(tm_tx *) = ts ? tx->disp->published : NULL;
         if (ts && tm_must_quiesce(tx->disp) && !tm_promised_no_privatization(tx)) {
-            if (published) /* still holds locks: see TM_TS_QUIESCING. release: as reader exit */
+            if (published) { /* still holds locks: see TM_TS_QUIESCING. release: as reader exit */
+                TM_LINES(TM_LK_DESC, &tx->shared_ts);
                 atomic_store_explicit(&tx->shared_ts, TM_TS_QUIESCING, memory_order_release);
-            else
+            } else
                 tm_reader_exit(tx);
             if (tx->disp->quiesce_ended)
                 tm_quiesce_ended(tx, ts);

@@ -45,7 +45,7 @@ static void *writer(void *arg)
     int id = (int)(intptr_t)arg;
     uint64_t rng = 0x51ED270B1ULL + (uint64_t)id * 0x9E3779B97F4A7C15ULL;
     while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
-        unsigned pause = 500 + (unsigned)(th_rand(&rng) % 20000);
+        unsigned pause = 500 + (unsigned)(th_rand(&rng) % 8000);
         long round = -1;
         __transaction_atomic {
             box *p = live;
@@ -133,7 +133,7 @@ int main(void)
         writers = 1;
     if (writers > MAX_WRITERS)
         writers = MAX_WRITERS;
-    int rounds = (int)th_iters(300);
+    int rounds = (int)th_iters(150);
     pthread_t t[MAX_WRITERS], pt;
     for (int i = 0; i < writers; i++)
         CHECK(pthread_create(&t[i], NULL, writer, (void *)(intptr_t)i) == 0);
