@@ -72,7 +72,7 @@ TM_EXPORT void *_ITM_cxa_allocate_exception(size_t size)
     tm_tx *tx = tm_cur;
     if (tx && tx->nesting) {
         tm_eh_save_uncaught(tx);
-        tm_action_add(tx, TM_ACT_FREE_ON_ABORT, tm_free_exception_thunk, obj, 0);
+        tm_action_add(tx, TM_ACT_FREE_ON_ABORT, tm_free_exception_thunk, obj, size);
     }
     return obj;
 }
@@ -85,11 +85,29 @@ TM_EXPORT void _ITM_cxa_free_exception(void *obj)
     __cxa_free_exception(obj);
 }
 
+/* The object of an exception this transaction allocated, as the transaction wrote it: the
+ * unwinder and the catch clause's type match read it directly, so under a redo log (NOrec,
+ * orec_lazy) what the transaction stored into it (`throw p` stores p through a barrier) must be
+ * in memory before the throw, and must not be written back at the commit, by which time a catch
+ * inside the transaction may have freed it. (GCC's libitm testsuite, libstdc++-safeexc.C: a
+ * thrown pointer arrived as the previous exception's bytes.) */
+static void tm_eh_flush_object(tm_tx *tx, void *obj)
+{
+    for (size_t i = 0; i < tx->n_actions; i++)
+        if (tx->actions[i].kind == TM_ACT_FREE_ON_ABORT && tx->actions[i].arg == obj) {
+            tm_wset_flush_range(&tx->wset, obj, (size_t)tx->actions[i].aux);
+            return;
+        }
+}
+
 TM_EXPORT __attribute__((noreturn)) void _ITM_cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
 {
     tm_tx *tx = tm_cur;
-    if (tx && tx->nesting)
+    if (tx && tx->nesting) {
         tm_eh_save_uncaught(tx);
+        if (tx->wset.n)
+            tm_eh_flush_object(tx, obj);
+    }
     __cxa_throw(obj, tinfo, dest);
 }
 

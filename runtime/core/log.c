@@ -247,6 +247,23 @@ bool tm_wset_overlay(tm_wset *w, void *dst, const void *addr, size_t len)
     return all;
 }
 
+void tm_wset_flush_range(tm_wset *w, void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr, end = a + len;
+    for (uintptr_t word = a & ~(uintptr_t)7; word < end; word += 8) {
+        tm_wentry *e = tm_wset_find(w, word);
+        if (!e)
+            continue;
+        unsigned char *v = (unsigned char *)&e->val, *m = (unsigned char *)&e->mask;
+        unsigned char *p = (unsigned char *)word;
+        for (uintptr_t b = 0; b < 8; b++)
+            if (m[b] && word + b >= a && word + b < end) {
+                p[b] = v[b];
+                m[b] = 0;
+            }
+    }
+}
+
 void tm_wset_writeback(const tm_wset *w, tm_skip skip)
 {
     for (size_t i = 0; i < w->n; i++) {

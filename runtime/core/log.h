@@ -154,6 +154,10 @@ void tm_wset_put(tm_wset *w, uintptr_t word, uint64_t val, uint64_t mask);
 /* Overlays buffered bytes of [addr, addr+len) onto dst; returns true if every byte was buffered. */
 bool tm_wset_overlay(tm_wset *w, void *dst, const void *addr, size_t len);
 void tm_wset_writeback(const tm_wset *w, tm_skip skip);
+/* Writes the buffered bytes of [addr, addr+len) to memory now and drops them from the log (their
+ * mask bits), for memory the transaction owns that code outside it must read before the commit:
+ * a C++ exception object at its throw (abi/eh.c). */
+void tm_wset_flush_range(tm_wset *w, void *addr, size_t len);
 void tm_wset_truncate(tm_wset *w, size_t n, size_t undo_mark);
 void tm_wset_reset(tm_wset *w);
 
