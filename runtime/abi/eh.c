@@ -94,10 +94,26 @@ TM_EXPORT void _ITM_cxa_free_exception(void *obj)
 static void tm_eh_flush_object(tm_tx *tx, void *obj)
 {
     for (size_t i = 0; i < tx->n_actions; i++)
-        if (tx->actions[i].kind == TM_ACT_FREE_ON_ABORT && tx->actions[i].arg == obj) {
+        if (tx->actions[i].kind == TM_ACT_FREE_ON_ABORT && tx->actions[i].arg == obj &&
+            tx->actions[i].fn == tm_free_exception_thunk) {
             tm_wset_flush_range(&tx->wset, obj, (size_t)tx->actions[i].aux);
             return;
         }
+}
+
+/* Does [p, p+len) lie within an exception object this transaction allocated and has not
+ * thrown into a catch yet? (memfns.c) */
+bool tm_eh_owns(const tm_tx *tx, const void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (size_t i = 0; i < tx->n_actions; i++) {
+        const tm_action *act = &tx->actions[i];
+        uintptr_t o = (uintptr_t)act->arg;
+        if (act->kind == TM_ACT_FREE_ON_ABORT && act->fn == tm_free_exception_thunk && a >= o &&
+            a + len <= o + act->aux)
+            return true;
+    }
+    return false;
 }
 
 TM_EXPORT __attribute__((noreturn)) void _ITM_cxa_throw(void *obj, void *tinfo, void (*dest)(void *))

@@ -22,6 +22,15 @@ void *tm_mem_copy(tm_tx *tx, void *dst, const void *src, size_t len, bool src_tx
     const tm_dispatch *d = tx ? tx->disp : &tm_disp_direct;
     if (len == 0)
         return dst;
+    /* Under a redo log, a copy into an exception object this transaction allocated goes to
+     * memory: libstdc++'s transactional constructors of std::logic_error and its kin copy a
+     * whole object in with _ITM_memcpyRnWt and then store its message pointer directly
+     * (cow-stdexcept.cc); buffered, the copy's older bytes would overwrite that store when
+     * _ITM_cxa_throw flushes the object (eh.c) or at the commit. The object is the
+     * transaction's own until it commits (an abort frees it), so no one else reads it. */
+    if (dst_tx && tx && (tx->mode == TM_MODE_NOREC || tx->mode == TM_MODE_OREC_LAZY) &&
+        tx->n_actions && tm_eh_owns(tx, dst, len))
+        dst_tx = false;
     if (!src_tx && !dst_tx) {
         memmove(dst, src, len);
         return dst;

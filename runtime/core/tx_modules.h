@@ -171,5 +171,6 @@ TM_HIDDEN void tm_cpu_relax(unsigned iteration);
 /* eh.c */
 static inline void tm_eh_begin(tm_tx *tx) { tx->eh_saved = false; }
 TM_HIDDEN void tm_eh_rollback(tm_tx *tx, uint32_t catch_count_target, bool outer);
+TM_HIDDEN bool tm_eh_owns(const tm_tx *tx, const void *p, size_t len);
 
 #endif

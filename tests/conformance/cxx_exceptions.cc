@@ -13,11 +13,16 @@
 //  7. scalars and pointers thrown out of a transaction arrive as thrown (under a redo log the
 //     store into the exception object is buffered, and the unwinder reads the object before
 //     the commit: a thrown void * arrived as the previous exception's bytes under NOrec and
-//     orec_lazy until _ITM_cxa_throw flushed it).
+//     orec_lazy until _ITM_cxa_throw flushed it), and so do the standard exceptions whose
+//     transactional constructors (libstdc++) copy the object in through a barrier and then
+//     store the message directly (their message was lost under a redo log).
 // Handlers inside transactions (_ITM_cxa_begin_catch/_ITM_cxa_end_catch) and the
 // _ITM_cxa_free_exception path are in cxx_exceptions_catch.cc: the system libitm crashes on them
 // except under serialirr, while everything here passes under all its methods.
 #include <malloc.h>
+
+#include <cstring>
+#include <stdexcept>
 
 #include "harness.h"
 
@@ -108,6 +113,20 @@ static void round_trip(int i)
         __transaction_atomic { throw (unsigned long)i * 0x9E3779B97F4A7C15ul; }
     } catch (unsigned long v) {
         CHECK(v == (unsigned long)i * 0x9E3779B97F4A7C15ul);
+    }
+
+    try {
+        __transaction_atomic {
+            slots[i & 7]++;
+            throw std::runtime_error("runtime error thrown in a transaction");
+        }
+    } catch (std::runtime_error &e) {
+        CHECK(strcmp(e.what(), "runtime error thrown in a transaction") == 0);
+    }
+    try {
+        __transaction_atomic { throw std::out_of_range("out of range"); }
+    } catch (std::logic_error &e) {
+        CHECK(strcmp(e.what(), "out of range") == 0);
     }
 
     // 4. relaxed transaction
