@@ -7,18 +7,10 @@
 # a minute. Sources are cached in BUILD/advise-real/ and never committed.
 ROOT=$1 BUILD=$2
 W=$BUILD/advise-real
-mkdir -p "$W/lists/partial"
-cat > "$W/src.sources" <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-APT="apt-get -q -o Dir::Etc::sourcelist=$W/src.sources -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$W/lists"
+. "$ROOT/tests/debsrc.sh"
+debsrc_init "$W"
 command -v bear >/dev/null || { echo "FAIL: bear missing (scripts/deps.sh installs it)"; exit 1; }
-[ -d "$W/lists" ] && ls "$W/lists"/*Sources* >/dev/null 2>&1 || $APT update >/dev/null 2>&1 ||
-    { echo "FAIL: apt-get update of the source lists"; exit 1; }
+debsrc_update
 fetch() { # fetch PACKAGE DIRGLOB
     ls -d "$W"/$2 >/dev/null 2>&1 && return 0
     (cd "$W" && $APT source --download-only "$1" >/dev/null 2>&1 && for t in "$1"_*.orig.tar.*; do

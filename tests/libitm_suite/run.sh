@@ -12,20 +12,12 @@ ROOT=$1 BUILD=$2
 [ -n "$ROOT" ] && [ -n "$BUILD" ] || { echo "usage: run.sh ROOT BUILD [options]"; exit 2; }
 shift 2
 W=$BUILD/libitm-suite
-mkdir -p "$W/lists/partial"
-cat > "$W/src.sources" <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-APT="apt-get -q -o Dir::Etc::sourcelist=$W/src.sources -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$W/lists"
+. "$ROOT/tests/debsrc.sh"
+debsrc_init "$W"
 [ -f "$BUILD/lib/libitm.so.1" ] || { echo "FAIL: $BUILD/lib/libitm.so.1 missing (build the itm target)"; exit 1; }
 SRCDIR=$(ls -d "$W"/gcc-12*/libitm 2>/dev/null | head -1)
 if [ ! -f "$SRCDIR/libitm.h" ] || [ ! -d "$SRCDIR/testsuite/libitm.c" ]; then
-    ls "$W/lists"/*Sources* >/dev/null 2>&1 || $APT update >/dev/null 2>&1 ||
-        { echo "FAIL: apt-get update of the source lists"; exit 1; }
+    debsrc_update
     ls "$W"/gcc-12_*.orig.tar.gz >/dev/null 2>&1 ||
         (cd "$W" && $APT source --download-only gcc-12 >/dev/null 2>&1) ||
         { echo "FAIL: apt-get source gcc-12"; exit 1; }
