@@ -92,6 +92,13 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
                 __builtin_ia32_pause();
                 continue;
             }
+            /* a committed writer in its privatization wait: wait too, if nothing of ours is
+             * in memory (orec.h) */
+            if (((tm_locks *)tx->algo_state)->n == 0 &&
+                tm_orec_wait_release(tx, o, cur, (const tm_tx *)tm_orec_owner(cur))) {
+                spin = 0;
+                continue;
+            }
             tm_restart(tx, TM_ABORT_READ_CONFLICT);
         }
         /* Newer than the snapshot: extend it (the log is validated at the old one), then read
@@ -113,11 +120,20 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
     if (cur == tm_eager_mine(tx))
         return;
     if (cur > tx->obound && !tm_eager_slot_ok(tx, cur)) {
-        if (tm_orec_locked(cur))
-            tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
+        /* a lock: abort at once (no deadlock), unless it is a committed writer's through its
+         * privatization wait and we hold nothing yet (orec.h: tm_orec_wait_release) */
+        while (tm_orec_locked(cur)) {
+            if (((tm_locks *)tx->algo_state)->n != 0 ||
+                !tm_orec_wait_release(tx, o, cur, (const tm_tx *)tm_orec_owner(cur)))
+                tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
+            cur = atomic_load_explicit(o, memory_order_relaxed);
+        }
+        if (cur <= tx->obound || tm_eager_slot_ok(tx, cur))
+            goto lockable;
         if (!tm_orec_extend(tx, tm_eager_validate, tm_orec_version(cur)))
             tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
     }
+lockable:;
     tm_locks *l = tx->algo_state;
     if (TM_UNLIKELY(l->n == l->cap))
         l = tm_locks_reserve(tx, l->n + 1);

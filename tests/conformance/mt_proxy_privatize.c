@@ -105,7 +105,14 @@ static void *proxy(void *arg)
         CHECK(b != NULL);
         b->round = r;
         __transaction_atomic { live = b; }
-        /* let the writers in: a random 0-400 us, so the hand-off meets attempts at any stage */
+        /* let the writers in: until one increment committed (at most 50 ms: a loaded machine
+         * may not run them), then a random 0-400 us more, so the hand-off meets attempts at
+         * any stage */
+        double give_up = th_now() + 0.05;
+        for (long n = 0; n == 0 && th_now() < give_up;) {
+            sched_yield();
+            __transaction_atomic { n = b->a; }
+        }
         double until = th_now() + (double)(th_rand(&rng) % 400) * 1e-6;
         while (th_now() < until)
             sched_yield();
