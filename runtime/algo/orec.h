@@ -158,18 +158,21 @@ static inline __attribute__((always_inline)) bool tm_orec_extend(tm_tx *tx, bool
 /* A lock a committed writer holds through its privatization wait (txn.c: `published`; the
  * owner's shared_ts reads TM_TS_QUIESCING). A transaction with nothing of its own in memory (no
  * orec locked) may wait for the release instead of aborting, once it has told writers' waits
- * not to wait for it (TM_TS_QUIESCING too): the owner may be waiting for it. That is safe: while
- * it waits it runs no program code, and if it began before the owner's commit, the read it then
- * retries meets a version above its snapshot (the owner's time is above the clock it loaded at
- * its commit), so the extension validates everything it read before; one that began after the
- * commit needs no waiting for anyway. Aborting instead, every reader of freshly written data
- * restarted for as long as the wait lasted, which is long when the threads waited for are not
- * running: with 4 threads on 2 vCPUs STAMP took 1.5-3x longer under orec_eager and orec_lazy,
- * with 10-100x the read-conflict aborts and many transactions falling back to serial
+ * not to wait for it (TM_TS_QUIESCING too): the owner may be waiting for it. That is safe
+ * because it runs no program code while it waits, and before it runs any again it validates
+ * its read log at a new snapshot: a writer that skipped it meanwhile (a privatizer among them)
+ * has changed or still locks what it wrote, so a transaction that read any of that aborts here,
+ * before it can use the privatized data. (Without that validation, one whose snapshot was
+ * already above the owner's time would retry the read without extending and go on.)
+ * Aborting instead, every reader of freshly written data restarted for as long as the wait
+ * lasted, which is long when the threads waited for are not running: with 4 threads on 2
+ * vCPUs STAMP took 1.5-3x longer under orec_eager and orec_lazy, with 10-100x the
+ * read-conflict aborts and many transactions falling back to serial
  * (bench/results/2026-11-26-stamp-published). Returns false if the owner is not in its wait
- * (the caller aborts as before), true once the orec has changed. */
+ * (the caller aborts as before), true once the orec has changed and the log is valid (it
+ * restarts the transaction if not). */
 static inline bool tm_orec_wait_release(tm_tx *tx, _Atomic uint64_t *o, uint64_t cur,
-                                        const tm_tx *owner)
+                                        const tm_tx *owner, bool (*validate)(tm_tx *))
 {
     /* acquire: nothing to see through it; a stale value only makes us abort as before. */
     if (atomic_load_explicit(&owner->shared_ts, memory_order_acquire) != TM_TS_QUIESCING)
@@ -183,9 +186,14 @@ static inline bool tm_orec_wait_release(tm_tx *tx, _Atomic uint64_t *o, uint64_t
     /* acquire: the release store that unlocks it publishes the owner's writes. */
     for (unsigned i = 0; atomic_load_explicit(o, memory_order_acquire) == cur; i++)
         tm_cpu_relax(i);
-    /* seq_cst: we run program code again from here; a writer that commits later waits for us. */
+    /* seq_cst, then the validation's loads: a writer that skipped us loaded our word before
+     * this store, after its fence (tm_quiesce_ended) or its orec CAS, so the loads below see
+     * its locks or the versions it released (the Dekker pattern of serial.c). One that loads
+     * it after this store waits for us. */
     TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, prev, memory_order_seq_cst);
+    if (!tm_orec_extend(tx, validate, 0))
+        tm_restart(tx, TM_ABORT_READ_CONFLICT);
     return true;
 }
 
@@ -207,7 +215,7 @@ tm_orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len,
             }
             /* orec_lazy's locks name their record; ours are none before our commit */
             const tm_lockrec *r = (const tm_lockrec *)tm_orec_owner(v1);
-            if (tm_orec_wait_release(tx, o, v1, r->owner)) {
+            if (tm_orec_wait_release(tx, o, v1, r->owner, validate)) {
                 spin = 0;
                 continue;
             }

@@ -95,7 +95,8 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
             /* a committed writer in its privatization wait: wait too, if nothing of ours is
              * in memory (orec.h) */
             if (((tm_locks *)tx->algo_state)->n == 0 &&
-                tm_orec_wait_release(tx, o, cur, (const tm_tx *)tm_orec_owner(cur))) {
+                tm_orec_wait_release(tx, o, cur, (const tm_tx *)tm_orec_owner(cur),
+                                     tm_eager_validate)) {
                 spin = 0;
                 continue;
             }
@@ -124,7 +125,8 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
          * privatization wait and we hold nothing yet (orec.h: tm_orec_wait_release) */
         while (tm_orec_locked(cur)) {
             if (((tm_locks *)tx->algo_state)->n != 0 ||
-                !tm_orec_wait_release(tx, o, cur, (const tm_tx *)tm_orec_owner(cur)))
+                !tm_orec_wait_release(tx, o, cur, (const tm_tx *)tm_orec_owner(cur),
+                                      tm_eager_validate))
                 tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
             cur = atomic_load_explicit(o, memory_order_relaxed);
         }
