@@ -72,6 +72,19 @@ static void eager_begin(tm_tx *tx)
     tm_locks_reserve(tx, 1)->n = 0; /* allocated at the thread's first transaction */
 }
 
+/* The descriptor whose orec_eager lock `cur` is, or NULL: an orec locked by one of tmkit.h's
+ * atomics (ext/atomic_orec.c) names a lock record, not a descriptor, and must not be read as
+ * one (valgrind caught tm_orec_wait_release reading a record's neighbour as shared_ts). Walks
+ * the registry, comparing addresses only: on the conflict path, after 64 spins. */
+static const tm_tx *eager_lock_owner(uint64_t cur)
+{
+    const void *p = tm_orec_owner(cur);
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        if ((const void *)t == p)
+            return t;
+    return NULL;
+}
+
 /* Reads len <= 8 bytes within one aligned word (the value, then the orec: see the top). */
 static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len)
 {
@@ -94,9 +107,9 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
             }
             /* a committed writer in its privatization wait: wait too, if nothing of ours is
              * in memory (orec.h) */
-            if (((tm_locks *)tx->algo_state)->n == 0 &&
-                tm_orec_wait_release(tx, o, cur, (const tm_tx *)tm_orec_owner(cur),
-                                     tm_eager_validate)) {
+            const tm_tx *owner;
+            if (((tm_locks *)tx->algo_state)->n == 0 && (owner = eager_lock_owner(cur)) &&
+                tm_orec_wait_release(tx, o, cur, owner, tm_eager_validate)) {
                 spin = 0;
                 continue;
             }
@@ -124,9 +137,8 @@ static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)
         /* a lock: abort at once (no deadlock), unless it is a committed writer's through its
          * privatization wait and we hold nothing yet (orec.h: tm_orec_wait_release) */
         while (tm_orec_locked(cur)) {
-            if (((tm_locks *)tx->algo_state)->n != 0 ||
-                !tm_orec_wait_release(tx, o, cur, (const tm_tx *)tm_orec_owner(cur),
-                                      tm_eager_validate))
+            const tm_tx *owner = ((tm_locks *)tx->algo_state)->n ? NULL : eager_lock_owner(cur);
+            if (!owner || !tm_orec_wait_release(tx, o, cur, owner, tm_eager_validate))
                 tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
             cur = atomic_load_explicit(o, memory_order_relaxed);
         }
