@@ -140,7 +140,7 @@ int main(void)
         writers = 1;
     if (writers > MAX_WRITERS)
         writers = MAX_WRITERS;
-    int rounds = (int)th_iters(150);
+    int rounds = (int)th_iters(60);
     pthread_t t[MAX_WRITERS], pt;
     for (int i = 0; i < writers; i++)
         CHECK(pthread_create(&t[i], NULL, writer, (void *)(intptr_t)i) == 0);
