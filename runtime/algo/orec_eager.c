@@ -9,7 +9,9 @@
  *  - A writer locks a word's orec (value: tm_orec_lock_of(descriptor)) before its first write
  *    to it, logs the old bytes, then writes in place; nobody else reads or writes words under a
  *    lock that is not theirs (readers wait briefly, then abort; writers abort at once, so there
- *    is no deadlock).
+ *    is no deadlock; one exception, which cannot deadlock either: a transaction holding no lock
+ *    waits for one that a committed writer holds through its privatization wait, orec.h's
+ *    tm_orec_wait_release).
  *  - Release times (commit and rollback alike) come from eager_time: after a full fence that
  *    makes our in-place stores visible, the clock is loaded, NOT incremented, and the time is
  *    one past both it and the newest version this descriptor released. So a transaction whose
@@ -75,7 +77,7 @@ static void eager_begin(tm_tx *tx)
 /* The descriptor whose orec_eager lock `cur` is, or NULL: an orec locked by one of tmkit.h's
  * atomics (ext/atomic_orec.c) names a lock record, not a descriptor, and must not be read as
  * one (valgrind caught tm_orec_wait_release reading a record's neighbour as shared_ts). Walks
- * the registry, comparing addresses only: on the conflict path, after 64 spins. */
+ * the registry, comparing addresses only: on the conflict path only. */
 static const tm_tx *eager_lock_owner(uint64_t cur)
 {
     const void *p = tm_orec_owner(cur);
@@ -215,9 +217,9 @@ static bool eager_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
 
 /* The commit's orecs stay locked through its privatization wait (tx.h: published): until the
  * attempts it may have doomed have rolled back, nobody reads what it wrote, so a read-only
- * transaction that sees it cannot hand plain code data a doomed writer still holds. Readers
- * that meet the lock meanwhile wait briefly, then abort (ending their attempt, which is what
- * the wait is for); writers abort at once. */
+ * transaction that sees it cannot hand plain code data a doomed writer still holds. A
+ * transaction that meets the lock meanwhile waits for it if it holds no lock itself (orec.h:
+ * tm_orec_wait_release), else it aborts, which ends the attempt the wait may be for. */
 static void eager_published(tm_tx *tx)
 {
     tm_locks *l = tx->algo_state;
