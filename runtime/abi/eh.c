@@ -41,6 +41,21 @@ static void tm_free_exception_thunk(void *obj, uintptr_t aux)
     __cxa_free_exception(obj);
 }
 
+/* The allocation record of an exception object this transaction allocated (and no catch has
+ * taken yet) that contains [p, p+len), or NULL. Its aux is the object's size. */
+static const tm_action *tm_eh_record(const tm_tx *tx, const void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (size_t i = 0; i < tx->n_actions; i++) {
+        const tm_action *act = &tx->actions[i];
+        uintptr_t o = (uintptr_t)act->arg;
+        if (act->kind == TM_ACT_FREE_ON_ABORT && act->fn == tm_free_exception_thunk && a >= o &&
+            a + len <= o + act->aux)
+            return act;
+    }
+    return NULL;
+}
+
 void tm_eh_rollback(tm_tx *tx, uint32_t catch_target, bool outer)
 {
     while (tx->catch_count > catch_target) {
@@ -53,10 +68,7 @@ void tm_eh_rollback(tm_tx *tx, uint32_t catch_target, bool outer)
         /* The exception leaving the aborted attempt. If the attempt allocated it, the
          * allocation record frees it; otherwise destroy it through the unwinder. */
         void *obj = (char *)tx->eh_in_flight + TM_UNWIND_HEADER_SIZE;
-        bool recorded = false;
-        for (size_t i = 0; i < tx->n_actions; i++)
-            if (tx->actions[i].kind == TM_ACT_FREE_ON_ABORT && tx->actions[i].arg == obj)
-                recorded = true;
+        bool recorded = tm_eh_record(tx, obj, 0) != NULL;
         if (!recorded && _Unwind_DeleteException)
             _Unwind_DeleteException(tx->eh_in_flight);
         tx->eh_in_flight = NULL;
@@ -93,27 +105,16 @@ TM_EXPORT void _ITM_cxa_free_exception(void *obj)
  * thrown pointer arrived as the previous exception's bytes.) */
 static void tm_eh_flush_object(tm_tx *tx, void *obj)
 {
-    for (size_t i = 0; i < tx->n_actions; i++)
-        if (tx->actions[i].kind == TM_ACT_FREE_ON_ABORT && tx->actions[i].arg == obj &&
-            tx->actions[i].fn == tm_free_exception_thunk) {
-            tm_wset_flush_range(&tx->wset, obj, (size_t)tx->actions[i].aux);
-            return;
-        }
+    const tm_action *rec = tm_eh_record(tx, obj, 0);
+    if (rec && rec->arg == obj)
+        tm_wset_flush_range(&tx->wset, obj, (size_t)rec->aux);
 }
 
 /* Does [p, p+len) lie within an exception object this transaction allocated and has not
  * thrown into a catch yet? (memfns.c) */
 bool tm_eh_owns(const tm_tx *tx, const void *p, size_t len)
 {
-    uintptr_t a = (uintptr_t)p;
-    for (size_t i = 0; i < tx->n_actions; i++) {
-        const tm_action *act = &tx->actions[i];
-        uintptr_t o = (uintptr_t)act->arg;
-        if (act->kind == TM_ACT_FREE_ON_ABORT && act->fn == tm_free_exception_thunk && a >= o &&
-            a + len <= o + act->aux)
-            return true;
-    }
-    return false;
+    return tm_eh_record(tx, p, len) != NULL;
 }
 
 TM_EXPORT __attribute__((noreturn)) void _ITM_cxa_throw(void *obj, void *tinfo, void (*dest)(void *))
