@@ -92,7 +92,11 @@ static inline uint64_t tm_orec_bound(uint64_t snapshot)
  * switch of algorithm drains every transaction, so none holds a lock across it). orec_lazy's
  * locked orecs point at their record (owner: who holds it); orec_eager's hold the descriptor
  * (tm_orec_lock_of(tx)) and leave the record's owner unset. The
- * records follow the header in one block, so one free() releases everything. */
+ * records follow the header in one block.
+ * Records named by an orec (orec_lazy's commits, ext/atomic_orec.c) are read by other threads'
+ * attempts through the orec value they loaded, possibly after we released the orec: such a
+ * block is never freed while attempts may hold such a value. A growth keeps the old block on
+ * the `retired` chain, and tm_locks_free frees the chain after a grace period. */
 typedef struct tm_lockrec {
     tm_tx *owner;
     uint64_t old; /* the orec value the lock replaced */
@@ -102,26 +106,26 @@ typedef struct tm_lockrec {
 typedef struct tm_locks {
     size_t n, cap;
     uint64_t version; /* a commit's time, between its commit and its `published` (tx.h) */
+    struct tm_locks *retired; /* blocks replaced by growth, kept while `named` (above) */
+    bool named;               /* an orec has held a value naming one of our records */
     tm_lockrec rec[];
 } tm_locks;
+
+/* The slow part of tm_locks_reserve (orec_locks.c). */
+TM_HIDDEN tm_locks *tm_locks_grow(tm_tx *tx, size_t want);
+/* Frees the thread's lock records when its descriptor goes back to the pool (orec_locks.c). */
+TM_HIDDEN void tm_locks_free(tm_tx *tx);
 
 /* The thread's lock records with room for `want` (never moved while orecs point into it:
  * orec_lazy reserves before it locks anything). */
 static inline tm_locks *tm_locks_reserve(tm_tx *tx, size_t want)
 {
     tm_locks *l = tx->algo_state;
-    if (TM_UNLIKELY(!l || l->cap < want)) {
-        size_t cap = l ? l->cap : 32;
-        while (cap < want)
-            cap *= 2;
-        l = tm_xrealloc(l, sizeof *l + cap * sizeof l->rec[0], "orec lock records");
-        if (!tx->algo_state)
-            l->n = 0;
-        l->cap = cap;
-        tx->algo_state = l;
-    }
+    if (TM_UNLIKELY(!l || l->cap < want))
+        l = tm_locks_grow(tx, want);
     return l;
 }
+
 /* The version of an unlocked orec. */
 static inline uint64_t tm_orec_version(uint64_t v) { return v >> TM_OREC_SLOT_BITS; }
 

@@ -103,6 +103,7 @@ static bool orec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)
         return true; /* read-only: every read was consistent with the snapshot */
     tm_locks *l = tm_locks_reserve(tx, tx->wset.n); /* no move once orecs point into it */
     l->n = 0;
+    l->named = true; /* our locks name these records (orec.h: tm_locks) */
     uint64_t newest = 0; /* the newest version replaced */
     for (size_t i = 0; i < tx->wset.n; i++) {
         _Atomic uint64_t *o = tm_orec_of(tx->wset.e[i].word);

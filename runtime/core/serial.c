@@ -325,6 +325,26 @@ void tm_quiesce_ended(tm_tx *self, uint64_t ts)
     tm_quiesce_from(self, ts, tm_registry_head(), true);
 }
 
+/* Like tm_quiesce_ended at the end of time, without its early exit at an algorithm switch (a
+ * drain covers the attempts begun before the switch, not those begun since and still holding
+ * what they loaded). Rare: a thread's exit after its records were named (algo/orec.h). The
+ * fence orders our earlier releases before the loads below, so an attempt we do not see as
+ * running begins after them and cannot load an orec value naming what we free. */
+void tm_grace_wait(tm_tx *self)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+        if (t == self)
+            continue;
+        /* acquire: as in tm_quiesce_from; an attempt's end (or a new one) ends its reads. */
+        uint64_t n0 = atomic_load_explicit(&t->attempts, memory_order_acquire);
+        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) != TM_TS_INACTIVE &&
+                             atomic_load_explicit(&t->attempts, memory_order_acquire) == n0;
+             i++)
+            tm_cpu_relax(i);
+    }
+}
+
 /* A serial algorithm never lets a transaction run as a reader (core/begin.c), so readers are
  * excluded from the start and no serial transaction walks the registry to drain them: serialirr
  * on a shared counter at 2 threads cost 166 instructions per operation with the drain and the

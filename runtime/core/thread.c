@@ -59,8 +59,7 @@ static void tm_tx_scrub(tm_tx *tx)
     tx->ext.pend = NULL;
     tx->ext.npend = tx->ext.cap_pend = 0;
     free(tx->cps);
-    free(tx->algo_state);
-    tx->algo_state = NULL;
+    tm_locks_free(tx);
     tx->actions = NULL;
     tx->cps = NULL;
     tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;

@@ -83,6 +83,9 @@ TM_HIDDEN void tm_serial_release(tm_tx *tx);
 TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts, void (*publish)(uint64_t ts));
 /* The same by the end of the attempts running now (for tm_dispatch.quiesce_ended). */
 TM_HIDDEN void tm_quiesce_ended(tm_tx *tx, uint64_t ts);
+/* Returns once every speculative attempt running at the call has ended: memory they may still
+ * read through a value loaded before (tm_locks_free) can then be freed. */
+TM_HIDDEN void tm_grace_wait(tm_tx *self);
 /* The committing transaction promised not to privatize and frees nothing (ext/privatize.c). */
 TM_HIDDEN bool tm_promised_no_privatization(const tm_tx *tx);
 /* htm.c: the serial modes' hardware transactions. */

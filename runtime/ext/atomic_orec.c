@@ -148,6 +148,7 @@ bool tm_atomic_orec(tm_tx *tx, void *p, unsigned code, uint64_t v, uint64_t cmp,
     }
     tm_locks *l = tm_locks_reserve(tx, 1); /* outside a transaction: its records are free */
     tm_lockrec *r = &l->rec[0];
+    l->named = true; /* our lock names r (algo/orec.h: tm_locks) */
     uint64_t cur;
     for (unsigned spin = 0;; spin++) {
         cur = atomic_load_explicit(o, memory_order_relaxed);

@@ -1,0 +1,55 @@
+/* The orec algorithms' lock records (orec.h: tm_locks): growth and release.
+ *
+ * orec_lazy's commits and tmkit.h's atomics (ext/atomic_orec.c) lock an orec with a value that
+ * names one of the thread's records; a reader in another thread that loaded such a value
+ * follows it to the record's owner (orec_lazy's validation and reads, orec.h) and may do so
+ * after the lock was released, in the same attempt. So once a block's records have been named,
+ * it is not freed while any attempt that may have loaded such a value runs: a growth keeps the
+ * old block on the new one's `retired` chain, and the descriptor's release frees the chain
+ * after a grace period (core/serial.c: tm_grace_wait). The retired blocks at most double the
+ * memory of the current one (each growth at least doubles); orec_eager's locks name the
+ * descriptor, not a record, so a thread that never named a record reallocates in place.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "orec.h"
+
+/* The slow part of tm_locks_reserve: a first block, or a bigger one (the old one retired if
+ * an orec may still name its records: see the top). */
+tm_locks *tm_locks_grow(tm_tx *tx, size_t want)
+{
+    tm_locks *l = tx->algo_state;
+    size_t cap = l ? l->cap : 32;
+    while (cap < want)
+        cap *= 2;
+    size_t size = sizeof *l + cap * sizeof l->rec[0];
+    if (!l || !l->named) {
+        l = tm_xrealloc(l, size, "orec lock records");
+        if (!tx->algo_state)
+            *l = (tm_locks){0};
+    } else {
+        tm_locks *old = l;
+        l = tm_xrealloc(NULL, size, "orec lock records");
+        memcpy(l, old, sizeof *l + old->n * sizeof l->rec[0]);
+        l->retired = old;
+    }
+    l->cap = cap;
+    tx->algo_state = l;
+    return l;
+}
+
+/* Frees the thread's lock records (the descriptor goes back to the pool, holding no lock): after
+ * a grace period if orecs have named them. */
+void tm_locks_free(tm_tx *tx)
+{
+    tm_locks *l = tx->algo_state;
+    tx->algo_state = NULL;
+    if (l && l->named)
+        tm_grace_wait(tx);
+    while (l) {
+        tm_locks *next = l->retired;
+        free(l);
+        l = next;
+    }
+}
