@@ -9,9 +9,10 @@
  * counter. Checks:
  *  - the counter did not move while the irrevocable transaction ran;
  *  - no waiter committed before the holder's release time;
- *  - every waiter committed within 250 ms of it (generous: the passive phase lasts ~1 ms and a
+ *  - every waiter committed within 1 s of it (generous: the passive phase lasts ~1 ms and a
  *    wake-up microseconds; a waiter nobody wakes would hang, one polling far too slowly would
- *    exceed it);
+ *    exceed it; 250 ms once failed with 8 threads on 2 busy vCPUs at load 11, where the
+ *    scheduler alone can keep a woken thread off the CPU that long);
  *  - the counter equals the number of increments.
  * Then a ping-pong: threads 0 and 1 pass a turn back and forth 300 times each, every wait a
  * loop of transactions that read it; each hand-off costs at most one passive sleep, so it ends
@@ -119,7 +120,7 @@ int main(void)
             worst = worst_late[i];
     CHECK_EQ(moved, 0);
     CHECK_EQ(counter, (long)ROUNDS * (n_threads - 1));
-    CHECK(worst < 0.25);
+    CHECK(worst < 1.0);
     CHECK_EQ(hops, 2L * PINGS);
     CHECK(elapsed < 10.0);
     printf("mt_serial_handoff: %d threads, latest waiter %.2f ms after the release, %.2f s\n",
