@@ -39,7 +39,9 @@ def server(target, args=()):
     cmd += list(args)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 10
+        # 30 s: under valgrind on 2 vCPUs at load 10-12 a server once took more than 10 s to
+        # listen; one that never starts still fails here.
+        deadline = time.time() + 30
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
