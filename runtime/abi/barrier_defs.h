@@ -3,7 +3,8 @@
  *
  * Types of at most 8 bytes take an inline fast path when the address is naturally aligned and
  * the transaction is in one of the common modes (algo/fast.h); everything else goes through the
- * execution mode's dispatch table, which handles any size and alignment. */
+ * execution mode's dispatch table, which handles any size and alignment. The redo-log modes
+ * also send addresses in the attempt's dead stack frames there (tm_dead_maybe; core/txn.c). */
 #ifndef TMKIT_BARRIER_DEFS_H
 #define TMKIT_BARRIER_DEFS_H
 
@@ -44,13 +45,14 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
                     tm_eager_read_fast(tx, addr, sizeof(T), &raw))                         \
                     goto done_;                                                            \
             } else if (mode_ == TM_MODE_NOREC) {                                           \
-                if (TM_ALIGNED(addr, sizeof(T)) &&                                         \
+                if (TM_ALIGNED(addr, sizeof(T)) && !tm_dead_maybe(tx, addr) &&             \
                     tm_norec_read_fast(tx, addr, sizeof(T), &raw))                         \
                     goto done_;                                                            \
             } else if (mode_ <= TM_MODE_SERIAL_UNDO) {                                     \
                 memcpy(&v, addr, sizeof(T));                                               \
                 return v;                                                                  \
-            } else if (mode_ == TM_MODE_OREC_LAZY && TM_ALIGNED(addr, sizeof(T))) {        \
+            } else if (mode_ == TM_MODE_OREC_LAZY && TM_ALIGNED(addr, sizeof(T)) &&        \
+                       !tm_dead_maybe(tx, addr)) {                                         \
                 if (!(tx->wset.n && tm_wset_maybe(&tx->wset, addr, sizeof(T))) &&          \
                     tm_orec_read_fast(tx, addr, sizeof(T), &raw))                          \
                     goto done_;                                                            \
@@ -81,8 +83,10 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
                 if (tm_eager_write_fast(tx, addr, raw, sizeof(T)))                         \
                     return;                                                                \
             } else if (mode_ == TM_MODE_NOREC) {                                           \
-                tm_wset_write_fast(&tx->wset, addr, raw, sizeof(T));                       \
-                return;                                                                    \
+                if (TM_LIKELY(!tm_dead_maybe(tx, addr))) {                                 \
+                    tm_wset_write_fast(&tx->wset, addr, raw, sizeof(T));                   \
+                    return;                                                                \
+                }                                                                          \
             } else if (mode_ == TM_MODE_DIRECT) {                                          \
                 tm_store_n(addr, raw, sizeof(T));                                          \
                 return;                                                                    \
@@ -92,8 +96,10 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
                     return;                                                                \
                 }                                                                          \
             } else if (mode_ == TM_MODE_OREC_LAZY) {                                       \
-                tm_wset_write_fast(&tx->wset, addr, raw, sizeof(T));                       \
-                return;                                                                    \
+                if (TM_LIKELY(!tm_dead_maybe(tx, addr))) {                                 \
+                    tm_wset_write_fast(&tx->wset, addr, raw, sizeof(T));                   \
+                    return;                                                                \
+                }                                                                          \
             }                                                                              \
         }                                                                                  \
         tm_write_slow(addr, raw, sizeof(T), tx);                                           \

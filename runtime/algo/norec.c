@@ -53,6 +53,7 @@ static bool norec_validate(tm_tx *tx)
 static void norec_begin(tm_tx *tx)
 {
     tx->owned = 0;
+    tm_dead_begin(tx);
     tx->snapshot = norec_wait_even();
     TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, tx->snapshot, memory_order_release);
@@ -61,6 +62,10 @@ static void norec_begin(tm_tx *tx)
 static void norec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
     TM_LINES_PHASE(TM_LP_READ);
+    if (tm_dead_stack(tx, src, len)) { /* the attempt's own dead frames (txn.c) */
+        memcpy(dst, src, len);
+        return;
+    }
     bool buffered = tx->wset.n && tm_wset_maybe(&tx->wset, src, len);
     if (buffered) {
         unsigned char probe[64];
@@ -85,7 +90,10 @@ static void norec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 
 static void norec_write(tm_tx *tx, void *dst, const void *src, size_t len)
 {
-    tm_wset_write(&tx->wset, dst, src, len);
+    if (tm_dead_stack(tx, dst, len)) /* in place: the attempt's own dead frames (txn.c) */
+        memcpy(dst, src, len);
+    else
+        tm_wset_write(&tx->wset, dst, src, len);
 }
 
 static bool norec_commit(tm_tx *tx, tm_skip skip, uint64_t *ts)

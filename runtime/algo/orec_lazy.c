@@ -55,6 +55,7 @@ static bool tm_orec_validate(tm_tx *tx)
 static void orec_begin(tm_tx *tx)
 {
     tm_orec_begin(tx);
+    tm_dead_begin(tx);
     /* Allocated at the thread's first transaction, not in the middle of a commit. */
     tm_locks_reserve(tx, 1)->n = 0;
 }
@@ -67,6 +68,10 @@ static void orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t
 static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
     TM_LINES_PHASE(TM_LP_READ);
+    if (tm_dead_stack(tx, src, len)) { /* the attempt's own dead frames (txn.c) */
+        memcpy(dst, src, len);
+        return;
+    }
     bool buffered = tx->wset.n && tm_wset_maybe(&tx->wset, src, len);
     if (buffered) {
         unsigned char probe[64];
@@ -82,7 +87,10 @@ static void orec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 
 static void orec_write(tm_tx *tx, void *dst, const void *src, size_t len)
 {
-    tm_wset_write(&tx->wset, dst, src, len);
+    if (tm_dead_stack(tx, dst, len)) /* in place: the attempt's own dead frames (txn.c) */
+        memcpy(dst, src, len);
+    else
+        tm_wset_write(&tx->wset, dst, src, len);
 }
 
 static void tm_orec_unlock_all(tm_locks *l, bool restore, uint64_t version)

@@ -261,6 +261,10 @@ struct tm_tx {
     /* Stack bounds of the owner thread (dead-frame checks). */
     uintptr_t stack_lo, stack_hi;
     bool stack_known;
+    /* NOrec and orec_lazy: the outermost attempt's dead frames [dead_lo, dead_lo + dead_len)
+     * (below its begin frame, set by their begin), a barrier's quick test before the exact one
+     * (core/txn.c: tm_dead_stack). */
+    uintptr_t dead_lo, dead_len;
     /* Nonzero while the runtime runs program code inside an attempt that is not part of it (a
      * nested transaction's undo actions): the program's memcpy stays plain (abi/interpose.c). */
     uint8_t plain_calls;
@@ -287,6 +291,13 @@ struct tm_tx {
      * values), so it has lines of its own, after everything the fast paths touch. */
     _Alignas(64) tm_ext_state ext;
 };
+
+/* The address is in the outermost attempt's dead frames (tm_tx.dead_lo): NOrec's and orec_lazy's
+ * barriers then take their general path, which decides with tm_dead_stack. */
+static inline __attribute__((always_inline)) bool tm_dead_maybe(const tm_tx *tx, const void *addr)
+{
+    return (uintptr_t)addr - tx->dead_lo < tx->dead_len;
+}
 
 /* checkpoint.S uses these offsets and constants (tx_layout.h). */
 #define TM_LAYOUT_IS(field, off) \

@@ -26,7 +26,7 @@
 
 extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 
-static tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
+tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     if (tx->stack_known && top > tx->stack_lo && top <= tx->stack_hi)
@@ -34,6 +34,32 @@ static tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
     /* Running on a stack we do not know (coroutine, alternate stack): everything from well
      * below our own frame up to the checkpoint. */
     return (tm_skip){here > 65536 ? here - 65536 : 0, top};
+}
+
+/* Redo logs and the program's own stack temporaries. GCC's transactional clones store into
+ * their frame's temporaries through write barriers and load them back with plain loads (and
+ * the reverse), e.g. a std::pair returned through a hidden pointer: buffered, the plain load
+ * sees stale bytes. A frame below the innermost checkpoint's is created inside the attempt and
+ * discarded by its restart, and no other thread can see it before the commit (it is gone by
+ * then), so its bytes need neither the log nor validation: the barrier stores and loads them
+ * in place, as a write-through runtime does. Words the write set already holds (an inner
+ * transaction's writes into its caller's frames, which its commit left buffered) stay
+ * buffered, so every access to one word agrees. */
+bool tm_dead_stack(tm_tx *tx, const void *addr, size_t len)
+{
+    if (!tm_dead_maybe(tx, addr))
+        return false;
+    tm_skip s = tm_dead_frames(tx, tm_cp_jb(tx, tx->n_cps - 1)->cfa);
+    uintptr_t a = (uintptr_t)addr;
+    return a >= s.lo && a < s.hi && len <= s.hi - a &&
+           !(tx->wset.n && tm_wset_maybe(&tx->wset, addr, len));
+}
+
+void tm_dead_begin(tm_tx *tx)
+{
+    tm_skip s = tm_dead_frames(tx, tx->jb0.cfa);
+    tx->dead_lo = s.lo;
+    tx->dead_len = s.hi - s.lo;
 }
 
 /* Privatization safety for a writer that committed (TMKIT_PRIVATIZATION, core/faultguard.c). */
