@@ -62,10 +62,8 @@ static void norec_begin(tm_tx *tx)
 static void norec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
     TM_LINES_PHASE(TM_LP_READ);
-    if (tm_dead_stack(tx, src, len)) { /* the attempt's own dead frames (txn.c) */
-        memcpy(dst, src, len);
-        return;
-    }
+    if (tm_dead_stack(tx, src, len) && tm_dead_read(tx, dst, src, len))
+        return; /* the attempt's own dead frames (core/txn.c) */
     bool buffered = tx->wset.n && tm_wset_maybe(&tx->wset, src, len);
     if (buffered) {
         unsigned char probe[64];
@@ -90,8 +88,8 @@ static void norec_read(tm_tx *tx, void *dst, const void *src, size_t len)
 
 static void norec_write(tm_tx *tx, void *dst, const void *src, size_t len)
 {
-    if (tm_dead_stack(tx, dst, len)) /* in place: the attempt's own dead frames (txn.c) */
-        memcpy(dst, src, len);
+    if (tm_dead_stack(tx, dst, len)) /* in place: the attempt's own dead frames (core/txn.c) */
+        tm_dead_write(tx, dst, src, len);
     else
         tm_wset_write(&tx->wset, dst, src, len);
 }

@@ -247,6 +247,22 @@ bool tm_wset_overlay(tm_wset *w, void *dst, const void *addr, size_t len)
     return all;
 }
 
+bool tm_wset_holds(tm_wset *w, const void *addr, size_t len)
+{
+    if (!tm_wset_maybe(w, addr, len))
+        return false;
+    for (uintptr_t a = (uintptr_t)addr, end = a + len; a < end;) {
+        uintptr_t word = a & ~(uintptr_t)7;
+        size_t off = a - word, n = 8 - off < end - a ? 8 - off : end - a;
+        const tm_wentry *e = tm_wset_find(w, word);
+        uint64_t bytes = n == 8 ? ~0ull : ((1ull << (n * 8)) - 1) << (off * 8);
+        if (e && (e->mask & bytes))
+            return true;
+        a += n;
+    }
+    return false;
+}
+
 void tm_wset_flush_range(tm_wset *w, void *addr, size_t len)
 {
     uintptr_t a = (uintptr_t)addr, end = a + len;

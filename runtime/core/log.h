@@ -154,6 +154,8 @@ void tm_wset_put(tm_wset *w, uintptr_t word, uint64_t val, uint64_t mask);
 /* Overlays buffered bytes of [addr, addr+len) onto dst; returns true if every byte was buffered. */
 bool tm_wset_overlay(tm_wset *w, void *dst, const void *addr, size_t len);
 void tm_wset_writeback(const tm_wset *w, tm_skip skip);
+/* Some byte of [addr, addr+len) is buffered (exact, unlike tm_wset_maybe's filter). */
+bool tm_wset_holds(tm_wset *w, const void *addr, size_t len);
 /* Writes the buffered bytes of [addr, addr+len) to memory now and drops them from the log (their
  * mask bits), for memory the transaction owns that code outside it must read before the commit:
  * a C++ exception object at its throw (abi/eh.c). */

@@ -85,9 +85,12 @@ TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts, void (*publish)(uint64_t ts));
 TM_HIDDEN void tm_quiesce_ended(tm_tx *tx, uint64_t ts);
 /* The stack frames a restart to the checkpoint whose frame top is `top` discards. */
 TM_HIDDEN tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top);
-/* Redo logs: [addr, addr + len) lies in frames the innermost checkpoint's restart discards and
- * the write set holds none of it, so the barrier accesses it in place (txn.c). */
+/* Redo logs: [addr, addr + len) lies in frames the innermost checkpoint's restart discards, which
+ * the barriers access in place: tm_dead_write, and tm_dead_read (false: take the general path,
+ * the write set holds some of the bytes). txn.c. */
 TM_HIDDEN bool tm_dead_stack(tm_tx *tx, const void *addr, size_t len);
+TM_HIDDEN void tm_dead_write(tm_tx *tx, void *dst, const void *src, size_t len);
+TM_HIDDEN bool tm_dead_read(tm_tx *tx, void *dst, const void *src, size_t len);
 /* Sets tm_tx.dead_lo and dead_len for an outermost attempt (redo-log algorithms' begin). */
 TM_HIDDEN void tm_dead_begin(tm_tx *tx);
 /* Returns once every speculative attempt running at the call has ended: memory they may still

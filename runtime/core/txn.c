@@ -38,21 +38,38 @@ tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 
 /* Redo logs and the program's own stack temporaries. GCC's transactional clones store into
  * their frame's temporaries through write barriers and load them back with plain loads (and
- * the reverse), e.g. a std::pair returned through a hidden pointer: buffered, the plain load
- * sees stale bytes. A frame below the innermost checkpoint's is created inside the attempt and
- * discarded by its restart, and no other thread can see it before the commit (it is gone by
- * then), so its bytes need neither the log nor validation: the barrier stores and loads them
- * in place, as a write-through runtime does. Words the write set already holds (an inner
- * transaction's writes into its caller's frames, which its commit left buffered) stay
- * buffered, so every access to one word agrees. */
+ * the reverse), e.g. a std::pair returned in registers: buffered, the plain load sees stale
+ * bytes. A frame below the innermost checkpoint's is created inside the attempt and discarded
+ * by its restart, and no other thread can see it before the commit (it is gone by then), so its
+ * bytes need neither the log nor validation: the barriers access them in place, as a
+ * write-through runtime does (the redo-log algorithms' read and write). */
 bool tm_dead_stack(tm_tx *tx, const void *addr, size_t len)
 {
     if (!tm_dead_maybe(tx, addr))
         return false;
     tm_skip s = tm_dead_frames(tx, tm_cp_jb(tx, tx->n_cps - 1)->cfa);
     uintptr_t a = (uintptr_t)addr;
-    return a >= s.lo && a < s.hi && len <= s.hi - a &&
-           !(tx->wset.n && tm_wset_maybe(&tx->wset, addr, len));
+    return a >= s.lo && a < s.hi && len <= s.hi - a;
+}
+
+/* A write there: in memory, and in the write set too where it already holds some of the bytes
+ * (an inner transaction that could cancel wrote them while they were live frames), so the
+ * barriers' view (buffered first) and plain loads agree. */
+void tm_dead_write(tm_tx *tx, void *dst, const void *src, size_t len)
+{
+    memcpy(dst, src, len);
+    if (tx->wset.n && tm_wset_holds(&tx->wset, dst, len))
+        tm_wset_write(&tx->wset, dst, src, len);
+}
+
+/* A read there: from memory, unless the write set holds some of the bytes (then the caller's
+ * general path, which overlays them). */
+bool tm_dead_read(tm_tx *tx, void *dst, const void *src, size_t len)
+{
+    if (tx->wset.n && tm_wset_holds(&tx->wset, src, len))
+        return false;
+    memcpy(dst, src, len);
+    return true;
 }
 
 void tm_dead_begin(tm_tx *tx)
