@@ -8,12 +8,12 @@
  * constant used here is in core/tx_layout.h, checked against the C definitions there.
  *
  * The paths, cheapest first:
- *  - Biased (the process's only transacting thread, an outermost transaction that cannot
+ *  - Biased (the thread that owns the serial lock's bias, an outermost transaction that cannot
  *    cancel and has GCC's uninstrumented code path, ids left): the transaction can never roll
  *    back, so no register is saved, only the return address (the statistics' site). This is
  *    tm_begin_outer's biased path (core/begin.c) done here, the bias entry included
- *    (core/bias.c: a plain store of shared_ts, then tm_bias_multi read again; the revoker's
- *    membarrier orders the two; without membarrier tm_bias_multi is never 0). 88 instructions
+ *    (core/bias.c: a plain store of shared_ts, then tm_bias_owner read again; the revoker's
+ *    membarrier orders the two; without membarrier tm_bias_owner is always 0). 88 instructions
  *    per empty transaction (90 while it also checked for membarrier here) against
  *    113 through tm_begin_outer (callgrind; the mutex build: 78).
  *  - Serial (the same, but other threads transact and adaptive runs serially, excluding
@@ -153,6 +153,8 @@
         je      tm_begin_serial_locked  /* the serial mode ended meanwhile: drain */
         cmpl    $0, tm_orec_atomics_line(%rip) /* relaxed (core/serial_fast.h) */
         jne     tm_begin_serial_locked  /* atomics on the orecs: wait for those in flight */
+        cmpq    $0, tm_bias_owner(%rip) /* relaxed (core/tx_modules.h: tm_bias_yield) */
+        jne     tm_begin_serial_locked  /* a thread's bias (core/bias.c): take it back */
         TM_RET_UNINSTRUMENTED
 .endm
 
@@ -187,10 +189,10 @@ _ITM_beginTransaction:
         je      .Lsave                  /* no ids left (and maybe no checkpoint stack) */
         movq    (%rsp), %rdx            /* the return address: the statistics' site (kept */
         movq    %rdx, TM_TX_JB0_PC(%rax) /* in %rdx for TM_STATS_WHOLE) */
-        cmpl    $0, tm_bias_multi(%rip)   /* relaxed load: a first look, read again below */
+        cmpq    %rax, tm_bias_owner(%rip) /* relaxed load: a first look, read again below */
         jne     .Lshared
         movq    $0, TM_TX_SHARED_TS(%rax) /* active (relaxed: see the comment above) */
-        cmpl    $0, tm_bias_multi(%rip)
+        cmpq    %rax, tm_bias_owner(%rip)
         jne     .Lunbias
         TM_OUTER_INIT %rax, TM_F_BIASED_IRREVOCABLE
         cmpb    $0, tm_stats_on(%rip)
@@ -198,10 +200,10 @@ _ITM_beginTransaction:
         TM_RET_UNINSTRUMENTED
 .Lstats:
         TM_STATS_WHOLE %rax, 0, TM_SITE_FAST, tm_begin_biased_stats,
-.Lunbias:                               /* a second thread is revoking the bias */
+.Lunbias:                               /* another thread is taking the bias back */
         movq    $-1, TM_TX_SHARED_TS(%rax)  /* TM_TS_INACTIVE (release: a plain x86 store) */
         jmp     .Lsave
-.Lshared:                               /* other threads transact too */
+.Lshared:                               /* not ours: other threads transact too */
         cmpl    $0, tm_serial_excl(%rip)
         je      .Lgeneral               /* a speculative mode (relaxed: rechecked under the lock) */
         cmpb    $0, tm_stats_on(%rip)   /* statistics count before the lock is taken, so */

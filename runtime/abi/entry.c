@@ -50,6 +50,7 @@ static __attribute__((noinline)) void tm_commit_serial_rest(tm_tx *tx, bool wake
 static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
 {
     uint32_t old;
+    tm_bias_count(tx); /* a long streak takes the bias, before the unlock (core/bias.c) */
     bool wake = tm_serial_unlock_nowake(&old);
     /* The exchange is a full barrier: nothing below moves above it. */
     if (TM_UNLIKELY((tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) != 0)) {
@@ -83,6 +84,7 @@ TM_EXPORT void _ITM_commitTransaction(void)
                       (tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) == 0 &&
                       tx->mode == TM_MODE_DIRECT)) {
             tm_commit_fast_reset(tx);
+            tm_bias_commit_count(tx);
             tx->flags = 0; /* what tm_bias_exit clears, and the rest */
             /* release: as in tm_bias_exit (tx.h). */
             TM_LINES(TM_LK_DESC, &tx->shared_ts);

@@ -196,11 +196,13 @@ TM_HIDDEN uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx);
 uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx)
 {
     (void)prop;
+    tx->cm.bias_streak = 0; /* contended: no bias for this thread yet (bias.c) */
     return tm_begin_serial_excl(tx, true);
 }
 
 /* The same after checkpoint.S took the lock and found that readers are no longer excluded
- * (adaptive left serial mode in between): drain them, as tm_serial_trylock_fast would. */
+ * (adaptive left serial mode in between), atomics on the orecs, or a bias to take back: drain
+ * them or take it, as tm_serial_trylock_fast would. */
 TM_HIDDEN uint32_t tm_begin_serial_locked(uint32_t prop, tm_tx *tx);
 uint32_t tm_begin_serial_locked(uint32_t prop, tm_tx *tx)
 {

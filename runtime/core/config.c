@@ -43,6 +43,11 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "holder runs undisturbed (sleep: the lock changes hands about once per sleep), or "
      "registers at once to be woken by the unlock (block: lower hand-off latency, more "
      "hand-offs)"},
+    {"TMKIT_BIAS", TM_CFG_WORDS, "rotate", 0, 0, {"rotate", "single"}, &tm_config.bias,
+     "who runs transactions with no lock at all: the only thread that transacts, or also a "
+     "thread that has run many serial transactions in a row while the others wait or idle "
+     "(rotate: it gives the bias back to the next thread that takes the serial lock), or only "
+     "the only transacting thread (single)"},
     {"TMKIT_HTM", TM_CFG_WORDS, "auto", 0, 0, {"auto", "off"}, &tm_config.htm,
      "hardware transactions: where the CPU has Intel RTM, adaptive may choose its htm mode, "
      "which runs each transaction as one and falls back on the serial lock after a few aborts "

@@ -16,6 +16,7 @@ typedef struct tm_config {
     uint32_t serial_wait;    /* TMKIT_SERIAL_WAIT: enum tm_serial_wait_mode */
     uint32_t htm;            /* TMKIT_HTM: enum tm_htm_mode */
     uint32_t adaptive_modes; /* TMKIT_ADAPTIVE_MODES: enum tm_adaptive_modes */
+    uint32_t bias;           /* TMKIT_BIAS: enum tm_bias_mode */
 } tm_config_t;
 
 /* TMKIT_PRIVATIZATION, in the order of its words in the table (config.c). */
@@ -34,6 +35,12 @@ enum tm_htm_mode {
 enum tm_serial_wait_mode {
     TM_SERIAL_WAIT_SLEEP, /* timed sleeps first, then register (serial_wait.c) */
     TM_SERIAL_WAIT_BLOCK, /* register at once and sleep until an unlock wakes us (glibc's way) */
+};
+
+/* TMKIT_BIAS, in the order of its words in the table (config.c). */
+enum tm_bias_mode {
+    TM_BIAS_ROTATE, /* the only transacting thread, or a serial holder on a streak (bias.c) */
+    TM_BIAS_SINGLE, /* the only transacting thread */
 };
 
 /* TMKIT_ADAPTIVE_MODES, in the order of its words in the table (config.c). */

@@ -164,10 +164,12 @@ static bool tm_serial_trylock(void)
 }
 
 /* Returns the TSC cycles spent waiting, when statistics are on and the lock was contended. */
-static uint64_t tm_serial_lock(void)
+static uint64_t tm_serial_lock(tm_tx *tx)
 {
     if (tm_serial_trylock())
         return 0;
+    if (tx)
+        tx->cm.bias_streak = 0; /* contended: no bias for this thread yet (bias.c) */
     uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
     /* Contended: first wait passively (serial_wait.c: timed sleeps that the holder never has to
      * end), then mark waiters (2) and sleep until an unlock wakes us, as glibc's default mutex
@@ -196,6 +198,7 @@ void tm_serial_locked(tm_tx *tx)
         (void)tm_serial_drain(tx);
     else if (tm_serial_atomics())
         tm_serial_drain_atomics(tx);
+    tm_bias_yield(tx);
     tx->flags |= TM_F_SERIAL;
 }
 
@@ -204,12 +207,13 @@ void tm_serial_acquire(tm_tx *tx)
 {
     if (tx->flags & TM_F_READER)
         tm_reader_exit(tx);
-    uint64_t waited = tm_serial_lock();
+    uint64_t waited = tm_serial_lock(tx);
     /* relaxed: written only by lock holders, ordered before us by the lock's acquisition. */
     if (!atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
         waited += tm_serial_drain(tx);
     else if (tm_serial_atomics())
         tm_serial_drain_atomics(tx);
+    tm_bias_yield(tx);
     tx->flags |= TM_F_SERIAL;
     if (waited)
         tm_stats_wait(tx, TM_STAT_cycles_serial_wait, waited);
@@ -232,6 +236,7 @@ bool tm_serial_try_upgrade(tm_tx *tx)
      * past us while our speculative state was live. */
     tm_reader_exit(tx);
     (void)tm_serial_drain(tx); /* not timed: the attempt goes on */
+    tm_bias_yield(tx); /* none while readers run (bias.c); checked as at every acquisition */
     tx->flags |= TM_F_SERIAL;
     return true;
 }
@@ -363,8 +368,13 @@ void tm_serial_fork_prepare(void)
     tm_fork_took_lock = false;
     if (tx && tx->nesting)
         return; /* fork inside a transaction: it is irrevocable and already holds the lock */
-    (void)tm_serial_lock();
+    (void)tm_serial_lock(tx);
     (void)tm_serial_drain(tx); /* tx may be NULL: then nothing is skipped */
+    /* Another thread's bias too (ours stays: we are outside any transaction). relaxed: as in
+     * tm_bias_yield. */
+    uintptr_t o = atomic_load_explicit(&tm_bias_owner, memory_order_relaxed);
+    if (o && o != (uintptr_t)tx)
+        tm_bias_revoke(tx);
     tm_fork_took_lock = true;
 }
 

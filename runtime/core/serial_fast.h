@@ -39,11 +39,13 @@ static inline bool tm_serial_trylock_fast(tm_tx *tx)
                                                  memory_order_seq_cst, memory_order_relaxed))
         return false;
     /* relaxed: written only by lock holders, ordered before us by the lock's acquisition. */
+    /* relaxed (the owner): as in tm_bias_yield. */
     if (TM_LIKELY(atomic_load_explicit(&tm_serial_excl, memory_order_relaxed)) &&
-        TM_LIKELY(!tm_serial_atomics()))
+        TM_LIKELY(!tm_serial_atomics()) &&
+        TM_LIKELY(!atomic_load_explicit(&tm_bias_owner, memory_order_relaxed)))
         tx->flags |= TM_F_SERIAL;
     else
-        tm_serial_locked(tx); /* drains readers, or the atomics only */
+        tm_serial_locked(tx); /* drains readers, or the atomics only; takes back a bias */
     return true;
 }
 

@@ -91,7 +91,7 @@ static void tm_tx_release(void *arg)
     tm_stats_whole_flush(tx); /* its batch's count to its site, for the live view */
     tm_tx_scrub(tx);
     tm_cur_set(NULL);
-    tm_bias_thread_left();
+    tm_bias_thread_left(tx);
     /* release: our last writes to the descriptor happen-before its next owner's first. */
     atomic_store_explicit(&tx->in_use, 0, memory_order_release);
 }

@@ -250,6 +250,7 @@ struct tm_tx {
          * deciding thread once per epoch (cm.c) */
         _Atomic uint64_t commits;
         uint32_t spec_gen; /* speculative-algorithm generation of the running attempt */
+        uint32_t bias_streak; /* serial commits since the last grant or contention (bias.c) */
     } cm;                  /* contention manager state (cm.c) */
     uint64_t rng;
     /* C++ exception state (eh.c; eh_saved is above). */

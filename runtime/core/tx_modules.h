@@ -115,18 +115,18 @@ TM_HIDDEN void tm_serial_fork_parent(void);
 TM_HIDDEN void tm_serial_fork_child(tm_tx *self);
 
 /* bias.c: the single-thread bias of the serial lock (see the design comment there). */
-extern _Atomic uint32_t tm_bias_multi TM_HIDDEN;
+extern _Atomic uintptr_t tm_bias_owner TM_HIDDEN;
 
 static inline bool tm_bias_try_enter(tm_tx *tx)
 {
-    if (atomic_load_explicit(&tm_bias_multi, memory_order_relaxed))
+    if (atomic_load_explicit(&tm_bias_owner, memory_order_relaxed) != (uintptr_t)tx)
         return false; /* always, without membarrier (bias.c) */
     TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, 0, memory_order_relaxed);
     /* compiler barrier only: a revoking thread's membarrier orders this store before our load
      * below on the hardware side (asymmetric Dekker, bias.c). */
     atomic_signal_fence(memory_order_seq_cst);
-    if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_multi, memory_order_seq_cst))) {
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_owner, memory_order_seq_cst) != (uintptr_t)tx)) {
         TM_LINES(TM_LK_DESC, &tx->shared_ts);
         atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
         return false;
@@ -142,8 +142,42 @@ static inline void tm_bias_exit(tm_tx *tx)
     TM_LINES(TM_LK_DESC, &tx->shared_ts);
     atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
 }
+/* A serial-lock holder's check after it took the lock: someone else's bias is taken back. */
+TM_HIDDEN void tm_bias_revoke(tm_tx *self);
+static inline void tm_bias_yield(tm_tx *tx)
+{
+    /* relaxed: a grant is published by its granter's unlock, which our acquisition of the lock
+     * synchronized with; tm_bias_revoke orders the rest. */
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_owner, memory_order_relaxed) != 0))
+        tm_bias_revoke(tx);
+}
+/* TMKIT_BIAS=rotate: a serial holder's commit, before its unlock, every TM_BIAS_STREAK commits
+ * of a streak (txn fast path: tm_bias_count). */
+#define TM_BIAS_STREAK 256u
+TM_HIDDEN void tm_bias_grant(tm_tx *self);
+static inline void tm_bias_count(tm_tx *tx)
+{
+    if (TM_UNLIKELY(++tx->cm.bias_streak >= TM_BIAS_STREAK))
+        tm_bias_grant(tx);
+}
+/* A biased commit while several threads transact (a rotated bias) counts for adaptive's
+ * measurement, which divides an epoch's time by the commits in it: without them, a serial
+ * epoch in which one thread ran biased would look dear. It only counts (the decision is left
+ * to unbiased commits, tm_cm_count), so the biased thread never takes the serial lock for
+ * a decision of its own. */
+extern _Atomic uint32_t tm_bias_threads TM_HIDDEN;
+static inline void tm_bias_commit_count(tm_tx *tx)
+{
+    /* relaxed: a hint (bias.c); the count is the thread's own, summed without order (cm.c). */
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_threads, memory_order_relaxed) > 1))
+        atomic_store_explicit(&tx->cm.commits,
+                              atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+}
+/* A tm_retry waiter that has published itself: biased commits do not wake sleepers. */
+TM_HIDDEN void tm_bias_before_sleep(tm_tx *self);
 TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);
-TM_HIDDEN void tm_bias_thread_left(void);
+TM_HIDDEN void tm_bias_thread_left(tm_tx *self);
 TM_HIDDEN uint32_t tm_bias_thread_count(void); /* threads with a descriptor (adaptive's choice) */
 TM_HIDDEN void tm_bias_fork_child(tm_tx *self);
 

@@ -379,6 +379,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
             tm_reader_exit(tx);
     } else if (tx->flags & TM_F_BIASED) {
         tm_counters_apply(tx);
+        tm_bias_commit_count(tx); /* counted only, as on the fast path (abi/entry.c) */
         tm_bias_exit(tx);
     } else if (tx->flags & TM_F_SERIAL) {
         /* Closed before the lock is released, not by the commit action after it: adaptive's

@@ -49,7 +49,12 @@ static bool tm_atomic_orec_enter(tm_tx *tx)
     /* seq_cst store, then seq_cst loads: the reader half of the serial lock's Dekker pattern
      * (the writer's loads of atomic_busy in tm_serial_drain). */
     atomic_store_explicit(&tx->atomic_busy, 1, memory_order_seq_cst);
-    if (TM_LIKELY(atomic_load_explicit(&tm_serial_word, memory_order_seq_cst) == 0))
+    /* A thread that owns the bias runs with the word free (core/bias.c): refused too, and the
+     * header's transaction takes the bias back. Its grant precedes the unlock whose 0 we load,
+     * so the owner's load after it sees the grant; an owner granted after our load of the
+     * word was a holder then, which drained us first. */
+    if (TM_LIKELY(atomic_load_explicit(&tm_serial_word, memory_order_seq_cst) == 0) &&
+        TM_LIKELY(atomic_load_explicit(&tm_bias_owner, memory_order_seq_cst) == 0))
         return true;
     atomic_store_explicit(&tx->atomic_busy, 0, memory_order_release);
     return false;

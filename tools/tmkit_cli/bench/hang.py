@@ -20,7 +20,7 @@ def _save_stacks(pid, cmd):
     try:
         out = subprocess.run([gdb, "-p", str(pid), "-batch", "-ex", "thread apply all bt",
                               "-ex", "p tm_serial_line", "-ex", "p tm_serial_excl",
-                              "-ex", "p tm_bias_multi"],
+                              "-ex", "p tm_bias_owner"],
                              capture_output=True, text=True, timeout=120).stdout
     except subprocess.TimeoutExpired:
         out = "gdb did not finish in 120 s\n"
