@@ -28,6 +28,8 @@ typedef struct tm_clone_table {
     tm_clone_pair *pairs;
     size_t n;
     uintptr_t lo, hi; /* range of originals: a quick filter */
+    uintptr_t *clones; /* the clones' addresses, sorted (tm_clone_is_clone) */
+    size_t nclones;
 } tm_clone_table;
 
 typedef struct tm_clone_set {
@@ -38,6 +40,12 @@ typedef struct tm_clone_set {
 
 static pthread_mutex_t tm_clone_lock = PTHREAD_MUTEX_INITIALIZER; /* writers only */
 static _Atomic(const tm_clone_set *) tm_clone_tables;
+
+static int tm_addr_cmp(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
 
 static int tm_pair_cmp(const void *a, const void *b)
 {
@@ -71,12 +79,20 @@ TM_EXPORT void _ITM_registerTMCloneTable(void *table, size_t n)
 {
     tm_clone_table *t = malloc(sizeof *t);
     tm_clone_pair *pairs = malloc((n ? n : 1) * sizeof *pairs);
-    if (!t || !pairs)
+    uintptr_t *clones = malloc((n ? n : 1) * sizeof *clones);
+    if (!t || !pairs || !clones)
         tm_fatal("out of memory registering a clone table of %zu entries", n);
     memcpy(pairs, table, n * sizeof *pairs);
     qsort(pairs, n, sizeof *pairs, tm_pair_cmp);
+    /* A transaction_pure function is its own "clone" (GCC lists it so that indirect calls find
+     * it): it is not transactional code, so it is left out here. */
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pairs[i].clone != pairs[i].orig)
+            clones[nc++] = (uintptr_t)pairs[i].clone;
+    qsort(clones, nc, sizeof *clones, tm_addr_cmp);
     *t = (tm_clone_table){table, pairs, n, n ? (uintptr_t)pairs[0].orig : 0,
-                          n ? (uintptr_t)pairs[n - 1].orig : 0};
+                          n ? (uintptr_t)pairs[n - 1].orig : 0, clones, nc};
     pthread_mutex_lock(&tm_clone_lock);
     tm_clone_publish(t, NULL);
     pthread_mutex_unlock(&tm_clone_lock);
@@ -111,6 +127,27 @@ static void *tm_clone_find(void *fn)
         }
     }
     return NULL;
+}
+
+/* Is `fn` the start of a registered transactional clone? (abi/interpose.c: who called.) */
+bool tm_clone_is_clone(uintptr_t fn)
+{
+    /* acquire: as in tm_clone_find. */
+    const tm_clone_set *set = atomic_load_explicit(&tm_clone_tables, memory_order_acquire);
+    for (size_t i = 0; set && i < set->n; i++) {
+        const tm_clone_table *t = set->t[i];
+        size_t lo = 0, hi = t->nclones;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (t->clones[mid] == fn)
+                return true;
+            if (t->clones[mid] < fn)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    return false;
 }
 
 TM_EXPORT void *_ITM_getTMCloneOrIrrevocable(void *fn)

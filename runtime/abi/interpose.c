@@ -27,14 +27,60 @@
  *    the barriers so both views agree;
  *  - user undo actions of a nested transaction, which the runtime runs while the outer attempt
  *    goes on (tx->plain_calls), copy in place as they would under libitm.
- * Calls from other shared libraries' code go through the same definitions; glibc's internal
- * calls do not (they bind inside libc). A shared object built with -fgnu-tm and loaded into a
- * program that was not has libc.so.6 first: there these functions are not used (docs/abi.md). */
+ * Only calls made by transactional code are taken into the attempt: the caller's function (its
+ * return address's unwind entry, libgcc's _Unwind_Find_FDE, cached per thread) must be a
+ * registered transactional clone or the function of one of the open transactions (whose
+ * instrumented path is inlined there). Everything else runs plain, as under libitm: code of
+ * transaction_pure functions and of other shared libraries that such functions call (zlib's
+ * compress() in PARSEC dedup's transactional port mallocs, fills and frees its own buffers; an
+ * undo log of those fills wrote into freed, reused blocks when the attempt rolled back:
+ * bench/results/2026-11-26-parsec-tm, tests/conformance/c_pure_scratch.c). A caller without
+ * unwind information counts as transactional (the conservative side of the original design);
+ * one in a function's split-off cold part (GCC's `.cold`, an FDE of its own) as plain, which is
+ * libitm's behaviour. glibc's internal calls never come here (they bind inside libc). A shared
+ * object built with -fgnu-tm and loaded into a program that was not has libc.so.6 first: there
+ * these functions are not used (docs/abi.md). */
 #include <stddef.h>
 
 #include "../core/tx.h"
 #include "libc_direct.h"
 #include "memfns.h"
+
+/* libgcc's unwinder: the unwind entry of the function containing pc, and its start (func). */
+struct dwarf_eh_bases {
+    void *tbase, *dbase, *func;
+};
+extern const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);
+
+/* The start of the function containing return address pc, 0 if unknown (cached per thread). */
+static uintptr_t tm_func_of(tm_tx *tx, uintptr_t pc)
+{
+    unsigned h = (unsigned)((pc * 0x9E3779B97F4A7C15ull) >> 60) % TM_CALLER_CACHE;
+    if (tx->caller_pc[h] == pc)
+        return tx->caller_fn[h];
+    struct dwarf_eh_bases b;
+    tx->plain_calls++; /* the unwinder's own memcpy calls come back here: plain */
+    /* pc - 1: a call may be a function's last instruction, its return address the next one's */
+    uintptr_t fn = _Unwind_Find_FDE((void *)(pc - 1), &b) ? (uintptr_t)b.func : 0;
+    tx->plain_calls--;
+    tx->caller_pc[h] = pc;
+    tx->caller_fn[h] = fn;
+    return fn;
+}
+
+/* Was the call at return address ra made by transactional code (see the top)? */
+static __attribute__((noinline)) bool tm_called_by_tm_code(tm_tx *tx, uintptr_t ra)
+{
+    uintptr_t fn = tm_func_of(tx, ra);
+    if (!fn)
+        return true;
+    if (tm_clone_is_clone(fn))
+        return true;
+    for (size_t k = 0; k < tx->n_cps; k++)
+        if (tm_func_of(tx, tm_cp_jb(tx, k)->pc) == fn)
+            return true;
+    return false;
+}
 
 /* [addr, addr + len) lies on the calling thread's stack. */
 static bool tm_on_stack(const tm_tx *tx, const void *addr, size_t len)
@@ -100,7 +146,8 @@ __attribute__((visibility("default"))) void *tm_interpose_memcpy(void *dst, cons
                                                                  size_t n)
 {
     tm_tx *tx = tm_cur_tcb();
-    if (tm_plain(tx))
+    if (tm_plain(tx) || tx->plain_calls ||
+        !tm_called_by_tm_code(tx, (uintptr_t)__builtin_return_address(0)))
         return tm_libc_memcpy_p(dst, src, n);
     return tm_copy_in_tx(tx, dst, src, n, false);
 }
@@ -109,7 +156,8 @@ __attribute__((visibility("default"))) void *tm_interpose_memmove(void *dst, con
                                                                   size_t n)
 {
     tm_tx *tx = tm_cur_tcb();
-    if (tm_plain(tx))
+    if (tm_plain(tx) || tx->plain_calls ||
+        !tm_called_by_tm_code(tx, (uintptr_t)__builtin_return_address(0)))
         return tm_libc_memmove_p(dst, src, n);
     return tm_copy_in_tx(tx, dst, src, n, true);
 }
@@ -136,7 +184,8 @@ static __attribute__((noinline)) size_t tm_strlen_in_tx(tm_tx *tx, const char *s
 __attribute__((visibility("default"))) size_t tm_interpose_strlen(const char *s)
 {
     tm_tx *tx = tm_cur_tcb();
-    if (tm_plain(tx))
+    if (tm_plain(tx) || tx->plain_calls ||
+        !tm_called_by_tm_code(tx, (uintptr_t)__builtin_return_address(0)))
         return tm_libc_strlen_p(s);
     return tm_strlen_in_tx(tx, s);
 }
@@ -144,7 +193,8 @@ __attribute__((visibility("default"))) size_t tm_interpose_strlen(const char *s)
 __attribute__((visibility("default"))) void *tm_interpose_memset(void *dst, int c, size_t n)
 {
     tm_tx *tx = tm_cur_tcb();
-    if (tm_plain(tx))
+    if (tm_plain(tx) || tx->plain_calls ||
+        !tm_called_by_tm_code(tx, (uintptr_t)__builtin_return_address(0)))
         return tm_libc_memset_p(dst, c, n);
     return tm_set_in_tx(tx, dst, c, n);
 }

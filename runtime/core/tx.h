@@ -30,6 +30,8 @@ typedef struct { _Alignas(64) _Atomic uint64_t w; } tm_line64;
 typedef struct { _Alignas(64) _Atomic uint32_t w; } tm_line32;
 _Static_assert(sizeof(tm_line64) == 64 && sizeof(tm_line32) == 64, "one cache line each");
 
+#define TM_CALLER_CACHE 16 /* tm_tx.caller_pc */
+
 /* Layout shared with abi/checkpoint.S. */
 typedef struct tm_jmpbuf {
     uint64_t cfa; /* caller's stack pointer after _ITM_beginTransaction returns */
@@ -291,6 +293,11 @@ struct tm_tx {
      * threads read it (committing writers look for waiters to wake, counter readers sum the
      * values), so it has lines of its own, after everything the fast paths touch. */
     _Alignas(64) tm_ext_state ext;
+
+    /* abi/interpose.c: return addresses of memcpy/memset/strlen calls made inside attempts
+     * and the start of the function each lies in (direct-mapped; 0: none yet). */
+    _Alignas(64) uintptr_t caller_pc[TM_CALLER_CACHE];
+    uintptr_t caller_fn[TM_CALLER_CACHE];
 };
 
 /* The address is in the outermost attempt's dead frames (tm_tx.dead_lo): NOrec's and orec_lazy's

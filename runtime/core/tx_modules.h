@@ -114,6 +114,9 @@ TM_HIDDEN void tm_serial_fork_prepare(void);
 TM_HIDDEN void tm_serial_fork_parent(void);
 TM_HIDDEN void tm_serial_fork_child(tm_tx *self);
 
+/* abi/clone_table.c: is fn the start of a registered transactional clone? */
+TM_HIDDEN bool tm_clone_is_clone(uintptr_t fn);
+
 /* bias.c: the single-thread bias of the serial lock (see the design comment there). */
 extern _Atomic uintptr_t tm_bias_owner TM_HIDDEN;
 
