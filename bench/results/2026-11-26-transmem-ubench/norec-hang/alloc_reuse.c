@@ -3,7 +3,7 @@
  *
  * Each round: head -> X (one 16-byte node). The main thread's transaction reads head (X) and
  * X->val, then (transaction_pure handshake, first attempt of the round only) lets thread B run
- * `head = NULL; free(X)` in a transaction and waits up to 100 ms for B to say it committed.
+ * `head = NULL; free(X)` in a transaction and waits up to 50 ms for B to say it committed.
  * B's tcache for the size is full, so free(X) puts X in the main arena's fastbin, and the
  * main thread's malloc of the same size (its own tcache emptied) returns X. Then the main
  * transaction allocates q, writes q->val and q->next = X, and walks the list from q.
