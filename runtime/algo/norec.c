@@ -69,6 +69,16 @@ static void norec_read(tm_tx *tx, void *dst, const void *src, size_t len)
         unsigned char probe[64];
         if (len <= sizeof probe && tm_wset_overlay(&tx->wset, probe, src, len)) {
             memcpy(dst, probe, len); /* read-after-write: entirely from the redo log */
+            /* Still a point where a doomed attempt must find out: one whose reads all hit its
+             * own writes would never look at the clock again. It happens: a commit frees a node
+             * (NOrec does not quiesce: faultguard.c), malloc hands it to an older attempt that
+             * still sees it linked, which links its "new" node to itself and walks the loop
+             * from its redo log forever (transmem's red-black tree at 8 threads;
+             * tests/conformance/mt_privatize_alloc_reuse.c). relaxed: a hint, the validation
+             * orders. */
+            if (atomic_load_explicit(&norec_seq, memory_order_relaxed) != tx->snapshot &&
+                !norec_validate(tx))
+                tm_restart(tx, TM_ABORT_READ_CONFLICT);
             return;
         }
     }
