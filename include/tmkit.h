@@ -81,6 +81,7 @@ void *_ITM_memcpyRtWn(void *, const void *, size_t) __attribute__((transaction_p
 
 struct tmkit__closure {
     void (*thunk)(void *);
+    int ready; /* the captures are copied (an abort handler runs only then) */
     unsigned char data[] __attribute__((aligned(16)));
 };
 
@@ -92,6 +93,14 @@ static void tmkit__closure_run(void *p)
 }
 
 static void tmkit__closure_drop(void *p) { free(p); }
+
+static void tmkit__closure_undo(void *p)
+{
+    struct tmkit__closure *c = (struct tmkit__closure *)p;
+    if (c->ready)
+        c->thunk(c->data);
+    free(c);
+}
 
 /* Copies `size` bytes at `captures` (through the transaction, so values written earlier in it
  * are seen under any algorithm) and registers thunk(copy) to run on commit or on abort. Exactly
@@ -108,12 +117,17 @@ tmkit_handler_register(int when, void (*thunk)(void *), const void *captures, si
     if (!c)
         abort(); /* cannot register: continuing would silently lose the handler */
     c->thunk = thunk;
-    _ITM_memcpyRtWn(c->data, captures, size);
+    c->ready = 0;
+    /* The undo action first: the copy below is a transactional read, which may abort the
+     * attempt, and the closure must not leak then (nor an abort handler run on no captures). */
     if (when == TMKIT_ON_COMMIT) {
-        _ITM_addUserCommitAction(tmkit__closure_run, 1u /* _ITM_noTransactionId */, c);
         _ITM_addUserUndoAction(tmkit__closure_drop, c);
+        _ITM_memcpyRtWn(c->data, captures, size);
+        _ITM_addUserCommitAction(tmkit__closure_run, 1u /* _ITM_noTransactionId */, c);
     } else {
-        _ITM_addUserUndoAction(tmkit__closure_run, c);
+        _ITM_addUserUndoAction(tmkit__closure_undo, c);
+        _ITM_memcpyRtWn(c->data, captures, size);
+        c->ready = 1;
         _ITM_addUserCommitAction(tmkit__closure_drop, 1u, c);
     }
 }
