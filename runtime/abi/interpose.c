@@ -107,7 +107,7 @@ static void tm_sync_buffered(tm_tx *tx, void *dst, size_t n)
 static __attribute__((noinline)) void *tm_copy_in_tx(tm_tx *tx, void *dst, const void *src,
                                                      size_t n, bool move)
 {
-    if (n == 0 || tx->plain_calls)
+    if (n == 0)
         return tm_libc_memmove_p(dst, src, n);
     bool dst_stack = tm_on_stack(tx, dst, n);
     bool src_tx = !tm_on_stack(tx, src, n) || tm_wset_maybe(&tx->wset, src, n);
@@ -122,7 +122,7 @@ static __attribute__((noinline)) void *tm_copy_in_tx(tm_tx *tx, void *dst, const
 
 static __attribute__((noinline)) void *tm_set_in_tx(tm_tx *tx, void *dst, int c, size_t n)
 {
-    if (n == 0 || tx->plain_calls)
+    if (n == 0)
         return tm_libc_memset_p(dst, c, n);
     if (!tm_on_stack(tx, dst, n))
         return tm_mem_set(tx, dst, c, n);
@@ -131,14 +131,17 @@ static __attribute__((noinline)) void *tm_set_in_tx(tm_tx *tx, void *dst, int c,
     return dst;
 }
 
-/* Plain: no descriptor, or not in an attempt that can roll back (mode DIRECT: outside
- * transactions, irrevocable or uninstrumented code). Laid out for a thread that has a
- * descriptor (every thread of a TM program that ever ran a transaction): its plain path falls
- * through both tests to glibc's function with no taken branch. */
-static inline __attribute__((always_inline)) bool tm_plain(const tm_tx *tx)
+/* Plain: no descriptor, not in an attempt that can roll back (mode DIRECT: outside
+ * transactions, irrevocable or uninstrumented code), the runtime's own calls of program code
+ * (tx->plain_calls), or a caller that is not transactional code (ra: its return address; see
+ * the top). Laid out for a thread that has a descriptor (every thread of a TM program that ever
+ * ran a transaction): its plain path falls through the first tests to glibc's function with
+ * no taken branch. */
+static inline __attribute__((always_inline)) bool tm_plain(tm_tx *tx, uintptr_t ra)
 {
     if (TM_LIKELY(tx != NULL))
-        return TM_LIKELY(tx->mode == TM_MODE_DIRECT);
+        return TM_LIKELY(tx->mode == TM_MODE_DIRECT) || tx->plain_calls ||
+               !tm_called_by_tm_code(tx, ra);
     return true;
 }
 
@@ -146,8 +149,7 @@ __attribute__((visibility("default"))) void *tm_interpose_memcpy(void *dst, cons
                                                                  size_t n)
 {
     tm_tx *tx = tm_cur_tcb();
-    if (tm_plain(tx) || tx->plain_calls ||
-        !tm_called_by_tm_code(tx, (uintptr_t)__builtin_return_address(0)))
+    if (tm_plain(tx, (uintptr_t)__builtin_return_address(0)))
         return tm_libc_memcpy_p(dst, src, n);
     return tm_copy_in_tx(tx, dst, src, n, false);
 }
@@ -156,8 +158,7 @@ __attribute__((visibility("default"))) void *tm_interpose_memmove(void *dst, con
                                                                   size_t n)
 {
     tm_tx *tx = tm_cur_tcb();
-    if (tm_plain(tx) || tx->plain_calls ||
-        !tm_called_by_tm_code(tx, (uintptr_t)__builtin_return_address(0)))
+    if (tm_plain(tx, (uintptr_t)__builtin_return_address(0)))
         return tm_libc_memmove_p(dst, src, n);
     return tm_copy_in_tx(tx, dst, src, n, true);
 }
@@ -168,8 +169,7 @@ __attribute__((visibility("default"))) void *tm_interpose_memmove(void *dst, con
  * thread's own stack where the write set holds none of it. */
 static __attribute__((noinline)) size_t tm_strlen_in_tx(tm_tx *tx, const char *s)
 {
-    if (tx->plain_calls ||
-        (tm_on_stack(tx, s, 1) && tx->wset.n == 0))
+    if (tm_on_stack(tx, s, 1) && tx->wset.n == 0)
         return tm_libc_strlen_p(s);
     uintptr_t a = (uintptr_t)s, w = a & ~(uintptr_t)7;
     for (;; w += 8) {
@@ -184,8 +184,7 @@ static __attribute__((noinline)) size_t tm_strlen_in_tx(tm_tx *tx, const char *s
 __attribute__((visibility("default"))) size_t tm_interpose_strlen(const char *s)
 {
     tm_tx *tx = tm_cur_tcb();
-    if (tm_plain(tx) || tx->plain_calls ||
-        !tm_called_by_tm_code(tx, (uintptr_t)__builtin_return_address(0)))
+    if (tm_plain(tx, (uintptr_t)__builtin_return_address(0)))
         return tm_libc_strlen_p(s);
     return tm_strlen_in_tx(tx, s);
 }
@@ -193,8 +192,7 @@ __attribute__((visibility("default"))) size_t tm_interpose_strlen(const char *s)
 __attribute__((visibility("default"))) void *tm_interpose_memset(void *dst, int c, size_t n)
 {
     tm_tx *tx = tm_cur_tcb();
-    if (tm_plain(tx) || tx->plain_calls ||
-        !tm_called_by_tm_code(tx, (uintptr_t)__builtin_return_address(0)))
+    if (tm_plain(tx, (uintptr_t)__builtin_return_address(0)))
         return tm_libc_memset_p(dst, c, n);
     return tm_set_in_tx(tx, dst, c, n);
 }

@@ -32,7 +32,7 @@
  *    meet an owner of this kind: it is granted only while readers are excluded, and the holder
  *    that ends the exclusion has taken the bias back when it took the lock. tmkit.h's atomics
  *    on the orecs check the owner after their own entry (ext/atomic_orec.c). A thread about to
- *    sleep in tm_retry gives up or takes back the bias (tm_bias_before_sleep): biased commits
+ *    sleep in tm_retry gives up or takes back the bias (tm_bias_revoke, after it published itself): biased commits
  *    do not look for sleepers to wake. Not with hardware transactions (their elision of the
  *    lock does not see an owner): TMKIT_BIAS=single behaviour there.
  * Grants and revocations change the owner word with compare-and-swap, so a revoker never clears
@@ -191,7 +191,7 @@ void tm_bias_grant(tm_tx *self)
         atomic_load_explicit(&tm_serial_word, memory_order_relaxed) != 1)
         return; /* registered waiters (2): the unlock wakes one, which would revoke at once */
     uintptr_t none = 0;
-    /* seq_cst: our half of the Dekker pattern with tm_bias_before_sleep (owner store, then the
+    /* seq_cst: our half of the Dekker pattern with a tm_retry waiter (ext/wait.c) (owner store, then the
      * sleepers' load); the unlock that follows publishes the owner to the next holder. */
     TM_LINES_AT(TM_LK_BIAS, TM_LP_COMMIT, &tm_bias_owner);
     if (!atomic_compare_exchange_strong_explicit(&tm_bias_owner, &none, (uintptr_t)self,
@@ -203,14 +203,6 @@ void tm_bias_grant(tm_tx *self)
         atomic_compare_exchange_strong_explicit(&tm_bias_owner, &me, 0, memory_order_relaxed,
                                                 memory_order_relaxed);
     }
-}
-
-/* A tm_retry waiter has published itself (seq_cst) and passed a barrier on every thread: from
- * now on no grant succeeds (tm_bias_grant), and one made before is taken back here. The
- * waiter's own attempt may be the biased one (the word is then just cleared). */
-void tm_bias_before_sleep(tm_tx *self)
-{
-    tm_bias_revoke(self);
 }
 
 uint32_t tm_bias_thread_count(void)

@@ -177,8 +177,6 @@ static inline void tm_bias_commit_count(tm_tx *tx)
                               atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1,
                               memory_order_relaxed);
 }
-/* A tm_retry waiter that has published itself: biased commits do not wake sleepers. */
-TM_HIDDEN void tm_bias_before_sleep(tm_tx *self);
 TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);
 TM_HIDDEN void tm_bias_thread_left(tm_tx *self);
 TM_HIDDEN uint32_t tm_bias_thread_count(void); /* threads with a descriptor (adaptive's choice) */

@@ -209,7 +209,7 @@ void tm_wait_and_restart(tm_tx *tx)
         tm_wait_watch(tx);
         tm_wait_publish(tx);
         tm_wait_barrier();
-        tm_bias_before_sleep(tx); /* biased commits do not wake sleepers (core/bias.c) */
+        tm_bias_revoke(tx); /* biased commits do not wake sleepers (core/bias.c: tm_bias_grant) */
     } else {
         /* The waiter count sits next to the sequence number (tm_cond_t, include/tmkit/wait.h).
          * A seq_cst RMW, as the signaller's bump of the number: no barrier needed (cond.c). */
