@@ -8,6 +8,13 @@
  *   atomic    each thread adds to its own counter (alone on its line) with tm_atomic_fetch_add
  *             in plain code, no transaction (the mutex build: the hardware's __atomic_fetch_add):
  *             what a reference count costs outside transactions, and whether it scales
+ *   ring      the threads pass a token round: each waits for its turn by reading the token in
+ *             one-load transactions, a spin wait (as PARSEC's TM barrier waits, and
+ *             condition variables that became busy waits), then passes it on in a
+ *             transaction. What one hand-off costs when every other thread keeps taking
+ *             and releasing the lock or the serial lock as it spins: the latency of a
+ *             waiter, which a lock that favours its holder (or sleeps its waiters for a
+ *             timer slack) multiplies. ops counts hand-offs; afterwards the token equals them.
  * --array private gives each thread its own array for reads/writes; shared makes them all use one.
  * --promise 1 makes writes/counter/disjoint transactions call tm_no_privatization() (tmkit.h): their
  * commits then skip the privatization wait for other threads' transactions.
@@ -20,8 +27,9 @@
 #define PROMISE_NO_PRIVATIZATION() ((void)0)
 #endif
 
-static const char *const modes[] = {"empty", "reads", "writes", "counter", "disjoint", "atomic", NULL};
-enum { EMPTY, READS, WRITES, COUNTER, DISJOINT, ATOMIC };
+static const char *const modes[] = {"empty",    "reads",  "writes", "counter",
+                                    "disjoint", "atomic", "ring",   NULL};
+enum { EMPTY, READS, WRITES, COUNTER, DISJOINT, ATOMIC, RING };
 static const char *const arrays[] = {"private", "shared", NULL};
 enum { PRIVATE, SHARED };
 
@@ -43,6 +51,8 @@ typedef struct {
 static long *shared_words;
 static padded_counter shared_counter;
 static padded_counter *own_counter; /* one per thread */
+static padded_counter ring_token;   /* ring: hand-offs so far; thread (token % threads) holds it */
+static int ring_threads;
 
 TM_SAFE __attribute__((noipa)) static void nothing(void)
 {
@@ -74,6 +84,7 @@ static int bench_setup(int threads)
 {
     shared_words = new_words();
     own_counter = bench_xalloc((size_t)threads * sizeof *own_counter);
+    ring_threads = threads;
     return 0;
 }
 
@@ -82,7 +93,29 @@ static void bench_thread_init(bench_thread *t)
     t->local = array == SHARED ? shared_words : new_words();
 }
 
-/* count[0]: reads whose sum was wrong; count[1]: the last value this thread wrote. */
+/* ring: waits for this thread's turn, then passes the token on; false if the run ended first
+ * (the timed run's stop flag: the others may have stopped passing it). */
+static inline int ring_turn(bench_thread *t)
+{
+    long token;
+    for (;;) {
+        TXN_BEGIN
+        token = ring_token.value;
+        TXN_END
+        if (token % ring_threads == t->id)
+            break;
+        /* relaxed: only ends the wait (as the driver's loop reads it) */
+        if (atomic_load_explicit(&bench_cfg.stop, memory_order_relaxed))
+            return 0;
+    }
+    TXN_BEGIN
+    ring_token.value++;
+    TXN_END
+    return 1;
+}
+
+/* count[0]: reads whose sum was wrong; count[1]: the last value this thread wrote; count[2]:
+ * ring turns the end of the run cut short (counted in ops by the driver, not passed on). */
 static inline void bench_op(bench_thread *t)
 {
     long *w = t->local;
@@ -134,6 +167,10 @@ static inline void bench_op(bench_thread *t)
         tm_atomic_fetch_add(&own_counter[t->id].value, 1L);
 #endif
         break;
+    case RING:
+        if (!ring_turn(t))
+            t->count[2]++;
+        break;
     }
 }
 
@@ -173,6 +210,13 @@ static int bench_check(bench_thread *ts, int n)
         return 0;
     if (mode == COUNTER && shared_counter.value != total)
         return 0;
+    if (mode == RING) {
+        long cut = 0;
+        for (int i = 0; i < n; i++)
+            cut += ts[i].count[2];
+        if (ring_token.value != total - cut)
+            return 0;
+    }
     return 1;
 }
 

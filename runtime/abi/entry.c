@@ -50,6 +50,8 @@ static __attribute__((noinline)) void tm_commit_serial_rest(tm_tx *tx, bool wake
 static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
 {
     uint32_t old;
+    /* which of our last serial commits only read (core/serial_handoff.c) */
+    tx->cm.ro_hist = tx->cm.ro_hist << 1 | (tx->prop & pr_readOnly);
     tm_bias_count(tx); /* a long streak takes the bias, before the unlock (core/bias.c) */
     bool wake = tm_serial_unlock_nowake(&old);
     /* The exchange is a full barrier: nothing below moves above it. */

@@ -22,8 +22,8 @@
  *    serialirr), when nobody is registered to be woken by the unlock and nobody sleeps in
  *    tm_retry: it takes the bias just before its unlock (tm_bias_grant). Threads that are
  *    registered but idle (a server's pool) then cost it nothing, and of two threads that
- *    contend, the one that runs while the other sleeps in the serial lock's passive phase
- *    (serial_wait.c) runs at its single-thread speed. A lone thread that runs serially because
+ *    contend, the one whose turn it is (core/serial_handoff.c: the other spins or sleeps
+ *    meanwhile) runs at its single-thread speed. A lone thread that runs serially because
  *    another thread is registered lost ~30% of its throughput to the lock's two atomics
  *    (16-read transactions, 2026-11-26: 21-33M/s against 30-48M/s alone).
  *    Anyone who then takes the serial lock takes the bias back first, under the lock
@@ -182,6 +182,17 @@ void tm_bias_thread_left(tm_tx *self)
  * serial transactions since its last grant or contended acquisition, and is about to unlock. */
 void tm_bias_grant(tm_tx *self)
 {
+    /* Not to a thread whose streak ends in a read-only transaction (GCC's pr_readOnly, a hint:
+     * it only delays the grant to its next writing one) while waiters spin (serial_handoff.c): it
+     * may be spinning in read-only transactions until another thread writes (a spin barrier, a
+     * token passed round), and that thread, which cannot ask a biased owner to hand over,
+     * would wait a whole turn to take the bias back (micro --mode ring: 0.09M hand-offs/s
+     * with the grant, 1.3M without). When waiters sleep instead (more running threads than
+     * CPUs), such a spinner is best left biased: it then spins without touching the lock, and
+     * the sleepers take the bias back when they wake (streamcluster at 4 threads on 2 CPUs:
+     * 4 s with the grant, 23-30 s without). */
+    if ((self->prop & pr_readOnly) && !tm_serial_crowded())
+        return;
     self->cm.bias_streak = 0;
     if (tm_config.bias != TM_BIAS_ROTATE || tm_htm_available || !tm_bias_usable())
         return;

@@ -33,7 +33,7 @@ enum tm_htm_mode {
 };
 
 enum tm_serial_wait_mode {
-    TM_SERIAL_WAIT_SLEEP, /* timed sleeps first, then register (serial_wait.c) */
+    TM_SERIAL_WAIT_SLEEP, /* hand-off, timed sleeps, then register (serial_handoff.c) */
     TM_SERIAL_WAIT_BLOCK, /* register at once and sleep until an unlock wakes us (glibc's way) */
 };
 

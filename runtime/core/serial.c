@@ -6,10 +6,11 @@
  * descriptor is inactive. This is the Dekker pattern: both sides store, fence (seq_cst), then load
  * the other side's variable, so at least one of them sees the other.
  *
- * The writer word is also a futex mutex (0 free, 1 held, 2 held with waiters) that serializes
- * writers; an unlock wakes one waiting writer, as glibc's mutex does, but a contended writer
- * first waits passively, in timed sleeps the holder never has to end (serial_wait.c), and
- * registers as a waiter only if that phase (~1 ms) does not get it the lock. Readers sleep during long
+ * The writer word is also a futex mutex (0 free, 1 held, 2 held with waiters; 3 and 4 are the
+ * hand-off's, serial_fast.h) that serializes writers: a contended writer first spins and asks
+ * the holder to hand the lock over (serial_handoff.c), then waits passively in timed sleeps the
+ * holder never has to end (serial_wait.c), and registers as a waiter, whom an unlock wakes as
+ * glibc's mutex does, only if neither phase (~1 ms) got it the lock. Readers sleep during long
  * irrevocable sections on a second futex word, a generation the unlock bumps when a reader has
  * said it sleeps (tm_serial_rwait): waking every waiter on the writer word instead made each
  * hand-off wake all waiting writers, most of which went back to sleep (serialirr at 4 threads
@@ -45,7 +46,7 @@
  * the flags below and the registry head are read by every begin and unlock. Sharing their line,
  * each unlock's load of tm_serial_rwait missed whenever a waiter had just pulled the line away
  * (perf, writes-64 at 4 threads on 2 cores: 85% of tm_serial_wake's samples). */
-tm_line32 tm_serial_line;
+tm_serial_lock_line tm_serial_line;
 _Atomic uint32_t tm_serial_rwait;        /* bit TM_RWAIT_READER: a reader sleeps (or is about to) on
                                          * tm_serial_rgen; the other bits: ext/ext.h */
 static _Atomic uint32_t tm_serial_rgen;  /* bumped by an unlock that saw tm_serial_rwait */
@@ -168,23 +169,28 @@ static uint64_t tm_serial_lock(tm_tx *tx)
 {
     if (tm_serial_trylock())
         return 0;
-    if (tx)
+    if (tx) {
         tx->cm.bias_streak = 0; /* contended: no bias for this thread yet (bias.c) */
+        tx->cm.turn_asked = 0;  /* our turn is over (serial_handoff.c) */
+        tx->cm.ro_hist = 0;
+    }
     uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
-    /* Contended: first wait passively (serial_wait.c: timed sleeps that the holder never has to
-     * end), then mark waiters (2) and sleep until an unlock wakes us, as glibc's default mutex
-     * does; seq_cst for the same reason as the trylock. Spinning first (100 pauses, an earlier
-     * version) made the waiter pull the lock's line away from the holder at every hand-off: at
-     * 2 threads, serialirr on a shared counter ran at 0.39x the mutex with it and 0.68x without
-     * it, the LRU at s=2 at 0.37x and 0.80x (bench micro lru bank --configs tmkit-serialirr,
-     * 2026-11-22). */
+    /* Contended: first spin and ask the holder for the lock (serial_handoff.c); if that takes
+     * too long, or there is no spare CPU to spin on, wait passively (serial_wait.c: timed
+     * sleeps the holder never has to end); then mark waiters (2) and sleep until an unlock
+     * wakes us, as glibc's default mutex does. seq_cst for the same reason as the trylock. */
     /* TMKIT_SERIAL_WAIT; and not while threads sleep in tm_retry/tm_cond_wait (ext/ext.h).
      * relaxed: a hint. */
     bool passive = tm_config.serial_wait == TM_SERIAL_WAIT_SLEEP &&
                    !atomic_load_explicit(&tm_wait_sleepers, memory_order_relaxed);
-    if (!passive || !tm_serial_poll_wait(tm_serial_trylock)) {
+    if (!passive ||
+        !(tm_serial_spin_wait(tm_serial_trylock) || tm_serial_poll_wait(tm_serial_trylock))) {
+        /* An exchange that finds the lock handed to a spinner (TM_SERIAL_HANDED) takes it:
+         * it is free; the spinner then sees 2 and waits passively. */
+        uint32_t o;
         while (TM_LINES(TM_LK_SERIAL, &tm_serial_word),
-               atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst) != 0)
+               (o = atomic_exchange_explicit(&tm_serial_word, 2, memory_order_seq_cst)) != 0 &&
+               o != TM_SERIAL_HANDED)
             tm_futex_wait(&tm_serial_word, 2);
     }
     return w0 ? tm_stats_now() - w0 : 0;
@@ -246,6 +252,8 @@ void tm_serial_wake(uint32_t old)
 {
     if (old == 2)
         tm_futex_wake(&tm_serial_word, 1);
+    else if (old == 3)
+        tm_serial_handoff(tm_cur);
     /* The fetch_and consumes the reader flag: a reader raising it later is seen by the next unlock. */
     if ((atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) & TM_RWAIT_READER) &&
         (TM_LINES(TM_LK_SERIAL_WAIT, &tm_serial_rwait),

@@ -253,6 +253,10 @@ struct tm_tx {
         _Atomic uint64_t commits;
         uint32_t spec_gen; /* speculative-algorithm generation of the running attempt */
         uint32_t bias_streak; /* serial commits since the last grant or contention (bias.c) */
+        uint64_t turn_asked; /* TSC of the first hand-off we refused in this turn, or 0
+                              * (serial_handoff.c) */
+        uint32_t ro_hist; /* pr_readOnly of our last serial commits, the newest in its own
+                           * bit, older ones shifted left (serial_handoff.c) */
     } cm;                  /* contention manager state (cm.c) */
     uint64_t rng;
     /* C++ exception state (eh.c; eh_saved is above). */

@@ -50,6 +50,9 @@ SUITES = {
         Case("micro", "disjoint-promise", "micro", ["--mode", "disjoint", "--promise", "1"],
              (2000, 10000)),
         Case("micro", "atomic", "micro", ["--mode", "atomic"], (2000, 10000)),
+        # a token passed between threads that wait for it in read-only transactions: the
+        # latency of a hand-off (core/serial_handoff.c)
+        Case("micro", "ring", "micro", ["--mode", "ring"], (2000, 10000)),
     ],
     "ds": [
         Case("ds", "list-256-u10", "list", ["--range", "256", "--update-pct", "10"], CG_DEFAULT),
