@@ -10,7 +10,7 @@
 /* A serial commit's unlock found sleepers: serial-lock waiters, and threads waiting in
  * tm_retry or tm_cond_wait (ext/wait.c), whom any serial commit may concern (its writes are
  * not logged). */
-static void tm_commit_serial_sleepers(tm_tx *tx, uint32_t old)
+static void tm_commit_serial_sleepers(tm_tx *tx, uint64_t old)
 {
     tm_serial_wake(old);
     if (atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY)
@@ -18,7 +18,7 @@ static void tm_commit_serial_sleepers(tm_tx *tx, uint32_t old)
 }
 
 /* The serial commit's unlock found sleepers: wake them, then count the commit. */
-static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t old)
+static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint64_t old)
 {
     tm_commit_serial_sleepers(tx, old);
     tm_cm_count(tx);
@@ -27,7 +27,7 @@ static __attribute__((noinline)) void tm_commit_serial_wake(tm_tx *tx, uint32_t 
 
 /* The rest of a serial commit that has more to do than the fast path (commit actions, a
  * `locals` log, a statistics attempt): what tm_commit does after its release. */
-static __attribute__((noinline)) void tm_commit_serial_rest(tm_tx *tx, bool wake, uint32_t old)
+static __attribute__((noinline)) void tm_commit_serial_rest(tm_tx *tx, bool wake, uint64_t old)
 {
     /* Counter additions close first, before anything that may wait (adaptive's count may wait
      * for the serial lock, whose next holder may be reading the counters: core/txn.c). */
@@ -49,7 +49,7 @@ static __attribute__((noinline)) void tm_commit_serial_rest(tm_tx *tx, bool wake
  * (adaptive, 21 interleaved pairs, 2026-11-23). */
 static inline __attribute__((always_inline)) void tm_commit_serial(tm_tx *tx)
 {
-    uint32_t old;
+    uint64_t old;
     /* which of our last serial commits only read (core/serial_handoff.c) */
     tx->cm.ro_hist = tx->cm.ro_hist << 1 | (tx->prop & pr_readOnly);
     tm_bias_count(tx); /* a long streak takes the bias, before the unlock (core/bias.c) */

@@ -247,13 +247,13 @@ bool tm_serial_try_upgrade(tm_tx *tx)
     return true;
 }
 
-/* The slow part of an unlock (tm_serial_unlock_fast): `old` is the word's value before it. */
-void tm_serial_wake(uint32_t old)
+/* The slow part of an unlock (tm_serial_unlock_fast): `old` as tm_serial_unlock_nowake gives it. */
+void tm_serial_wake(uint64_t old)
 {
-    if (old == 2)
+    if ((uint32_t)old == 2)
         tm_futex_wake(&tm_serial_word, 1);
-    else if (old == 3)
-        tm_serial_handoff(tm_cur);
+    else if ((uint32_t)old == 3)
+        tm_serial_handoff(tm_cur, (uint32_t)(old >> 32));
     /* The fetch_and consumes the reader flag: a reader raising it later is seen by the next unlock. */
     if ((atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) & TM_RWAIT_READER) &&
         (TM_LINES(TM_LK_SERIAL_WAIT, &tm_serial_rwait),

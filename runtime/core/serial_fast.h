@@ -9,25 +9,34 @@
 /* The serial lock's word: 0 free, 1 held, 2 held with sleepers, 3 held and a spinning waiter
  * asks for it, 4 free and handed to the waiter that asked (serial_handoff.c). `unlocks` counts
  * the unlocks, written by the holder only: a spinner that sees the word free twice with the
- * same count knows nobody took the lock in between. Alone on its line (serial.c). */
-typedef struct {
-    _Alignas(64) _Atomic uint32_t w;
-    _Atomic uint32_t unlocks;
-} tm_serial_lock_line;
+ * same count knows nobody took the lock in between, and a hand-over changes the pair (word,
+ * count) as one 64-bit compare-and-swap (`both`, little-endian: the word is the low half), so
+ * that it cannot hand over a lock someone took and released since the unlock that found the
+ * request. Mixed 32- and 64-bit atomics on one word: x86-64 orders them as one location (the
+ * runtime is x86-64 only). Alone on its line (serial.c). */
+typedef union {
+    struct {
+        _Atomic uint32_t w;
+        _Atomic uint32_t unlocks;
+    };
+    _Atomic uint64_t both;
+    char line[64];
+} __attribute__((aligned(64))) tm_serial_lock_line;
 _Static_assert(sizeof(tm_serial_lock_line) == 64, "one cache line");
 extern tm_serial_lock_line tm_serial_line TM_HIDDEN;
 #define tm_serial_word (tm_serial_line.w)
 #define TM_SERIAL_HANDED 4u
 extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN; /* a reader sleeps until the unlock */
 TM_HIDDEN void tm_serial_locked(tm_tx *tx);       /* drain unless readers are excluded */
-TM_HIDDEN void tm_serial_wake(uint32_t old);      /* the unlock's sleepers, if any */
+TM_HIDDEN void tm_serial_wake(uint64_t old);      /* the unlock's sleepers, if any */
 TM_HIDDEN void tm_cm_window(tm_tx *tx);           /* every TM_CM_WINDOW commits: epoch over? */
 /* A contended waiter's hand-off and passive phases (serial_handoff.c, serial_wait.c): true if `trylock` took the
  * lock. */
 TM_HIDDEN bool tm_serial_spin_wait(bool (*trylock)(void));
 TM_HIDDEN bool tm_serial_poll_wait(bool (*trylock)(void));
-TM_HIDDEN void tm_serial_handoff(tm_tx *holder); /* an unlock found 3: a waiter asks */
-TM_HIDDEN bool tm_serial_crowded(void); /* waiters wait passively: no spare CPU to spin on */
+TM_HIDDEN void tm_serial_handoff(tm_tx *holder, uint32_t unlocks); /* an unlock found 3 */
+TM_HIDDEN bool tm_serial_crowded(void); /* waiters wait passively: no spare CPU to spin on
+                                        * (the waiters' last reading) */
 
 #define TM_CM_WINDOW 128u
 
@@ -63,26 +72,27 @@ static inline bool tm_serial_trylock_fast(tm_tx *tx)
     return true;
 }
 
-/* Releases the serial lock; true if sleepers need waking: then pass *old, the word's value
- * before the unlock, to tm_serial_wake. Split so a caller can move the wake out of its fast
- * path. */
-static inline bool tm_serial_unlock_nowake(uint32_t *old)
+/* Releases the serial lock; true if sleepers need waking or a waiter asked for the lock: then
+ * pass *old to tm_serial_wake: the word's value before the unlock in its low half, the unlock
+ * count this unlock wrote in its high half. Split so a caller can move the wake out of its
+ * fast path. */
+static inline bool tm_serial_unlock_nowake(uint64_t *old)
 {
     /* relaxed: only the holder writes the count; the exchange below publishes it. */
-    atomic_store_explicit(&tm_serial_line.unlocks,
-                          atomic_load_explicit(&tm_serial_line.unlocks, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    uint32_t n = atomic_load_explicit(&tm_serial_line.unlocks, memory_order_relaxed) + 1;
+    atomic_store_explicit(&tm_serial_line.unlocks, n, memory_order_relaxed);
     /* seq_cst (a release at least: the serial transaction's writes happen-before whoever sees
      * the word free): also the unlock's half of the sleeping-reader handshake (serial.c). */
     TM_LINES(TM_LK_SERIAL, &tm_serial_word);
-    *old = atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst);
-    return *old >= 2 || (atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) &
-                         (1u | 2u)); /* TM_RWAIT_SLEEPERS (ext/ext.h): readers, waiters */
+    uint32_t w = atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst);
+    *old = (uint64_t)n << 32 | w;
+    return w >= 2 || (atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) &
+                      (1u | 2u)); /* TM_RWAIT_SLEEPERS (ext/ext.h): readers, waiters */
 }
 
 static inline void tm_serial_unlock_fast(void)
 {
-    uint32_t old;
+    uint64_t old;
     if (TM_UNLIKELY(tm_serial_unlock_nowake(&old)))
         tm_serial_wake(old);
 }

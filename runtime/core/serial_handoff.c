@@ -107,27 +107,32 @@ static uint32_t tm_serial_running(void)
     return *p == '/' ? r : ~0u;
 }
 
-/* May a spinner take a CPU that another thread would use? Yes on one CPU; no while this
+/* Would a spinner take a CPU that another thread would use? Yes on one CPU; no while this
  * process has no more transacting threads than CPUs (threads of other processes are the
- * kernel's to share out); else when the kernel counts more running threads than CPUs,
- * read at most every TM_SERIAL_CROWD_AGE cycles (a few microseconds a read). */
+ * kernel's to share out); else when the kernel counts more running threads than CPUs, read
+ * (a few microseconds) at most every TM_SERIAL_CROWD_AGE cycles, and only if `refresh`: the
+ * waiters refresh it, outside the lock; the holder's bias grant (bias.c) only reads it.
+ * relaxed (all): a cached hint; two threads reading the file at once is harmless. */
 static _Atomic uint64_t tm_serial_crowd_at; /* TSC of the last read */
 static _Atomic uint32_t tm_serial_crowd;    /* its verdict */
-bool tm_serial_crowded(void)
+static bool tm_serial_crowd_check(bool refresh)
 {
     if (tm_serial_cpus < 2)
         return true;
     if (tm_bias_thread_count() <= tm_serial_cpus)
         return false;
-    uint64_t now = tm_serial_tsc();
-    /* relaxed (all three): a cached hint; two threads reading the file at once is harmless. */
-    if (now - atomic_load_explicit(&tm_serial_crowd_at, memory_order_relaxed) > TM_SERIAL_CROWD_AGE) {
+    uint64_t now;
+    if (refresh && (now = tm_serial_tsc()) - atomic_load_explicit(&tm_serial_crowd_at,
+                                                                   memory_order_relaxed) >
+                       TM_SERIAL_CROWD_AGE) {
         atomic_store_explicit(&tm_serial_crowd_at, now, memory_order_relaxed);
         atomic_store_explicit(&tm_serial_crowd, tm_serial_running() > tm_serial_cpus,
                               memory_order_relaxed);
     }
     return atomic_load_explicit(&tm_serial_crowd, memory_order_relaxed);
 }
+
+bool tm_serial_crowded(void) { return tm_serial_crowd_check(false); }
 
 static bool tm_serial_spin(bool (*trylock)(void))
 {
@@ -197,7 +202,7 @@ bool tm_serial_spin_wait(bool (*trylock)(void))
 {
     /* A spinner could take the CPU from the holder, or from a thread whose progress the
      * holder waits for (see the top). */
-    if (tm_serial_crowded())
+    if (tm_serial_crowd_check(true))
         return false;
     /* At most TM_SERIAL_SPINNERS at a time: each looks at the lock's line every few hundred
      * cycles, and the holder fetches it back after each look. relaxed: a count of spinners,
@@ -212,7 +217,7 @@ bool tm_serial_spin_wait(bool (*trylock)(void))
     return got;
 }
 
-void tm_serial_handoff(tm_tx *holder)
+void tm_serial_handoff(tm_tx *holder, uint32_t unlocks)
 {
     /* The holder keeps the lock for a turn of TM_SERIAL_TURN cycles from the first request it
      * refused: the exchange that found 3 has freed the word, and its next acquisition takes it
@@ -236,11 +241,17 @@ void tm_serial_handoff(tm_tx *holder)
         }
         holder->cm.turn_asked = 0;
     }
-    /* Free (our exchange) -> handed: only the spinner that asked takes it (above), or anyone
-     * once it has waited past every spinner's limit. relaxed: the spinner's compare-and-swap
-     * (seq_cst) pairs with our exchange, which released the transaction's writes; a failure
-     * means someone took the free word meanwhile, which is as good. */
-    uint32_t free = 0;
-    atomic_compare_exchange_strong_explicit(&tm_serial_word, &free, TM_SERIAL_HANDED,
+    /* Free since our unlock -> handed: only the spinner that asked takes it (above), or,
+     * after TM_SERIAL_HANDOFF cycles, any spinner, or a waiter's registration (serial.c). The
+     * asker is still waiting: it asked while we held the lock, and a waiter leaves only with
+     * the lock. The pair (word, count) as our unlock left it, not just a free word: our
+     * caller may have run on (commit actions) or been preempted since the unlock, and a word
+     * that someone took and freed again meanwhile may be wanted by nobody now; handed over,
+     * it would keep speculative readers waiting for it to be freed (a hang of micro reads-16
+     * at 2 threads under adaptive, make test, 2026-11-26). relaxed: the spinner's
+     * compare-and-swap (seq_cst) pairs with our exchange, which released the transaction's
+     * writes; a failure means someone took the lock meanwhile, which is as good. */
+    uint64_t mine = (uint64_t)unlocks << 32;
+    atomic_compare_exchange_strong_explicit(&tm_serial_line.both, &mine, mine | TM_SERIAL_HANDED,
                                             memory_order_relaxed, memory_order_relaxed);
 }
