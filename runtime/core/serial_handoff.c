@@ -143,11 +143,11 @@ static bool tm_serial_spin(bool (*trylock)(void))
     for (;;) {
         /* relaxed loads, requests and hand-over checks: hints; the compare-and-swap that takes
          * the lock is seq_cst, as the trylock's (serial_fast.h), and orders the critical
-         * section. The count first: an unlock increments it before freeing the word, so the
-         * same word and count at two looks mean that nobody took the lock in between if the
-         * word was free (0) or handed over (TM_SERIAL_HANDED) at both. */
-        uint32_t n = atomic_load_explicit(&tm_serial_line.unlocks, memory_order_relaxed);
-        uint32_t w = atomic_load_explicit(&tm_serial_word, memory_order_relaxed);
+         * section. Word and count in one load: the same pair at two looks means that nobody
+         * took the lock in between if the word was free (0) or handed over at both (an unlock
+         * changes the count). */
+        uint64_t both = atomic_load_explicit(&tm_serial_line.both, memory_order_relaxed);
+        uint32_t w = (uint32_t)both, n = (uint32_t)(both >> 32);
         t = tm_serial_tsc();
         if (w != last_w || n != last_n) {
             last_w = w;
@@ -183,7 +183,7 @@ static bool tm_serial_spin(bool (*trylock)(void))
             asked = t;
         }
         if (t - t0 > TM_SERIAL_SPIN) {
-            uint32_t mine = 3; /* withdraw, or the holder would hand the lock to nobody */
+            uint32_t mine = 3; /* withdraw: a hand-over would wait for our registration */
             atomic_compare_exchange_strong_explicit(&tm_serial_word, &mine, 1, memory_order_relaxed,
                                                     memory_order_relaxed);
             return false;
