@@ -30,8 +30,8 @@ extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN; /* a reader sleeps until the 
 TM_HIDDEN void tm_serial_locked(tm_tx *tx);       /* drain unless readers are excluded */
 TM_HIDDEN void tm_serial_wake(uint64_t old);      /* the unlock's sleepers, if any */
 TM_HIDDEN void tm_cm_window(tm_tx *tx);           /* every TM_CM_WINDOW commits: epoch over? */
-/* A contended waiter's hand-off and passive phases (serial_handoff.c, serial_wait.c): true if `trylock` took the
- * lock. */
+/* A contended waiter's hand-off and passive phases (serial_handoff.c, serial_wait.c): true if
+ * `trylock` took the lock. */
 TM_HIDDEN bool tm_serial_spin_wait(bool (*trylock)(void));
 TM_HIDDEN bool tm_serial_poll_wait(bool (*trylock)(void));
 TM_HIDDEN void tm_serial_handoff(tm_tx *holder, uint32_t unlocks); /* an unlock found 3 */

@@ -159,8 +159,8 @@ static bool tm_serial_spin(bool (*trylock)(void))
             /* handed to us, or to a spinner that has not come for it (descheduled, or gone
              * passive after its request) */
             uint32_t h = TM_SERIAL_HANDED;
-            if (atomic_compare_exchange_strong_explicit(&tm_serial_word, &h, 1, memory_order_seq_cst,
-                                                        memory_order_relaxed))
+            if (atomic_compare_exchange_strong_explicit(&tm_serial_word, &h, 1,
+                                                        memory_order_seq_cst, memory_order_relaxed))
                 return true;
             continue;
         }
@@ -169,7 +169,8 @@ static bool tm_serial_spin(bool (*trylock)(void))
          * the bias (which leaves the word at 0, core/bias.c), only after a turn: it cannot be
          * asked, and taking the lock takes the bias back. */
         if (w == 0 && still >= TM_SERIAL_CONFIRM &&
-            (t - t0 >= TM_SERIAL_TURN || !atomic_load_explicit(&tm_bias_owner, memory_order_relaxed)) &&
+            (t - t0 >= TM_SERIAL_TURN ||
+             !atomic_load_explicit(&tm_bias_owner, memory_order_relaxed)) &&
             trylock())
             return true;
         if (w == 2)
