@@ -18,6 +18,7 @@
 
 #include "algo.h"
 #include "fast.h"
+#include "../core/serial_fast.h"
 
 tm_line64 tm_gl_clock_line;
 #define gl_clock tm_gl_clock
@@ -105,6 +106,31 @@ static bool gl_upgrade(tm_tx *tx, tm_skip skip)
            atomic_load_explicit(&gl_clock, memory_order_acquire) == tx->snapshot;
 }
 
+/* A read-only transaction's conflict ends (tm_restart): every conflict gl_wt has is with a
+ * writer that holds the clock or has moved it, and that writer never aborts for us, so the
+ * conflict is over once the clock is unlocked; waiting for that, instead of the core's random
+ * back-off, lets a reader see a writer's commit within a cache-line transfer (a token passed
+ * between two threads that poll it in read-only transactions: 0.9M hand-offs/s with the
+ * back-off, 6M with the wait, bench micro --mode ring).
+ * Bounded, and given up as soon as the serial lock is held or wanted: this descriptor still
+ * counts as a running reader until its next attempt, and a serial holder drains readers (a
+ * gl_wt writer going irrevocable holds the clock while it does). */
+static bool gl_settle(tm_tx *tx)
+{
+    (void)tx;
+    for (unsigned i = 0; i < 256; i++) {
+        /* relaxed: a hint; the next attempt's begin loads the clock with acquire. */
+        if (!(atomic_load_explicit(&gl_clock, memory_order_relaxed) & 1))
+            return true;
+        /* relaxed: a hint too; the drain does not wait for us to see it (we leave in bounded
+         * time either way). */
+        if (atomic_load_explicit(&tm_serial_word, memory_order_relaxed))
+            return false;
+        __builtin_ia32_pause();
+    }
+    return false;
+}
+
 /* A fault handler's question (core/faultguard.c): did a writer start since our snapshot? An
  * owner's snapshot is the clock value it installed, so an owner is never doomed. */
 static bool gl_doomed(const tm_tx *tx)
@@ -123,6 +149,7 @@ const tm_dispatch tm_disp_gl_wt = { /* also used by adaptive (core/cm.c) */
     .rollback = gl_rollback,
     .upgrade = gl_upgrade,
     .doomed = gl_doomed,
+    .settle = gl_settle,
 };
 
 const tm_algo tm_algo_gl_wt = {

@@ -213,14 +213,15 @@ tm_orec_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len,
         /* acquire: the value load below sees the data of the version we read here. */
         uint64_t v1 = atomic_load_explicit(o, memory_order_acquire);
         if (tm_orec_locked(v1)) {
-            if (spin < 64) { /* a committer is writing back: wait briefly */
-                __builtin_ia32_pause();
+            /* orec_lazy's locks name their record; ours are none before our commit. A
+             * committer in its privatization wait is waited with at once (orec_eager.c). */
+            const tm_lockrec *r = (const tm_lockrec *)tm_orec_owner(v1);
+            if ((spin == 0 || spin == 64) && tm_orec_wait_release(tx, o, v1, r->owner, validate)) {
+                spin = 0;
                 continue;
             }
-            /* orec_lazy's locks name their record; ours are none before our commit */
-            const tm_lockrec *r = (const tm_lockrec *)tm_orec_owner(v1);
-            if (tm_orec_wait_release(tx, o, v1, r->owner, validate)) {
-                spin = 0;
+            if (spin < 64) { /* a committer is writing back: wait briefly */
+                __builtin_ia32_pause();
                 continue;
             }
             tm_restart(tx, TM_ABORT_READ_CONFLICT);

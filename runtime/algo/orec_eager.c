@@ -103,16 +103,19 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
             return;
         }
         if (tm_orec_locked(cur)) {
-            if (spin < 64) { /* a writer may be about to commit: wait briefly */
-                __builtin_ia32_pause();
-                continue;
-            }
-            /* a committed writer in its privatization wait: wait too, if nothing of ours is
-             * in memory (orec.h) */
+            /* A committed writer in its privatization wait: wait with it, if nothing of ours
+             * is in memory (orec.h). Asked at once, not only after the spin below: the writer
+             * waits for this very attempt, so every pause here delays both of us (a token
+             * polled in read-only transactions: 0.5M hand-offs/s when asked after the spin). */
             const tm_tx *owner;
-            if (((tm_locks *)tx->algo_state)->n == 0 && (owner = eager_lock_owner(cur)) &&
+            if ((spin == 0 || spin == 64) && ((tm_locks *)tx->algo_state)->n == 0 &&
+                (owner = eager_lock_owner(cur)) &&
                 tm_orec_wait_release(tx, o, cur, owner, tm_eager_validate)) {
                 spin = 0;
+                continue;
+            }
+            if (spin < 64) { /* a writer may be about to commit: wait briefly */
+                __builtin_ia32_pause();
                 continue;
             }
             tm_restart(tx, TM_ABORT_READ_CONFLICT);

@@ -30,8 +30,10 @@
  * The choice must be process-wide: a thread probing speculation while another runs serially only
  * waits for the serial lock, so per-thread choices never discover that speculation pays.
  *  - Time is cut into epochs (TM_CM_EPOCH cycles) and a mode's cost is measured over a whole
- *    epoch as the process sees it: TSC cycles per transaction committed by any thread. Every
- *    descriptor counts its own commits; the deciding thread sums the counts. (An earlier
+ *    epoch as the process sees it: TSC cycles per transaction committed by any thread, and per
+ *    commit of a transaction the compiler did not flag read-only, the figure compared first
+ *    (tm_cm_price: pollers' read-only commits are not progress). Every descriptor counts its
+ *    own commits; the deciding thread sums the counts. (An earlier
  *    version averaged per-thread windows of 128 commits; a thread starved by the others then
  *    closed few windows, so a mode in which one thread ran and the other kept aborting looked
  *    as cheap as its winner alone: gl_wt beat serial with writes of 64 words at 2 threads
@@ -104,6 +106,34 @@ static const struct tm_cm_mode {
  * transactions, core/htm.c, where the CPU has RTM). */
 static inline bool tm_cm_serial_mode(uint32_t m) { return m == TM_CM_SERIAL || m == TM_CM_HTM; }
 
+/* Commits, and those of them not flagged read-only (tx.h: cm.wcommits). */
+typedef struct {
+    uint64_t all, writing;
+} tm_cm_tally;
+
+/* A mode's cost: TSC cycles per commit and per writing commit (0: unknown, or too few writing
+ * commits to tell). Two costs compare by cycles per writing commit when both have it, else by
+ * cycles per commit. Per writing commit first, because threads that poll in read-only
+ * transactions until another writes (a barrier, a token, a condition variable turned busy
+ * wait) commit more of them the faster they poll, and a mode that keeps the writer waiting
+ * while the pollers spin fast then looked cheapest: serial mode, whose pollers run GCC's
+ * uninstrumented code, passed a token between 2 threads at 0.3M hand-offs/s while it measured
+ * cheaper per commit than gl_wt at 6M (bench micro --mode ring). Where the mix of read-only
+ * and writing transactions is the program's own, both measures rank modes alike. */
+typedef struct {
+    uint64_t c, w;
+} tm_cm_price;
+
+#define TM_CM_MIN_WRITING 64u /* writing commits an epoch needs for its per-writing cost */
+
+/* The figures a and b compare by (see tm_cm_price). */
+static inline void tm_cm_keys(tm_cm_price a, tm_cm_price b, uint64_t *ka, uint64_t *kb)
+{
+    bool w = a.w && b.w;
+    *ka = w ? a.w : a.c;
+    *kb = w ? b.w : b.c;
+}
+
 /* The decision state. `mode`, `spec` and `spec_gen` are read by every attempt; the rest is
  * guarded by `busy`. */
 static struct {
@@ -112,10 +142,12 @@ static struct {
     _Atomic uint32_t spec_gen; /* bumped with every change of `spec` */
     _Alignas(64) _Atomic uint32_t busy;
     _Atomic uint64_t epoch_end;        /* read without `busy` by every window's end */
-    uint64_t epoch_start, commits_at;  /* TSC and process-wide commits when the epoch began */
+    uint64_t epoch_start;              /* TSC when the epoch began */
+    tm_cm_tally at;                    /* process-wide commits then */
     _Atomic uint64_t est[TM_CM_MODES]; /* cycles per committed transaction (0 = unknown) */
+    _Atomic uint64_t estw[TM_CM_MODES]; /* cycles per writing commit (0 = too few to tell) */
     uint32_t run, left, incumbent, next_probe;
-    uint64_t base;                     /* incumbent's cost when it last won or took over */
+    tm_cm_price base;                  /* incumbent's cost when it last won or took over */
     bool probing, warming, glance;
     uint64_t time[TM_CM_MODES];        /* TSC cycles decided in each mode */
     _Atomic uint64_t epochs[TM_CM_MODES]; /* epochs decided in each mode (the statistics) */
@@ -166,19 +198,24 @@ static void tm_cm_switch(tm_tx *tx, uint32_t mode)
 /* The estimates are written by the decider (under `busy`) and read by it and by the report.
  * relaxed: each is a value on its own, and the report only wants a recent one. */
 static uint64_t tm_cm_est(uint32_t m) { return atomic_load_explicit(&tm_cm.est[m], memory_order_relaxed); }
-static void tm_cm_set_est(uint32_t m, uint64_t v)
+static uint64_t tm_cm_estw(uint32_t m) { return atomic_load_explicit(&tm_cm.estw[m], memory_order_relaxed); }
+static tm_cm_price tm_cm_est_cost(uint32_t m) { return (tm_cm_price){tm_cm_est(m), tm_cm_estw(m)}; }
+static void tm_cm_set_est(uint32_t m, tm_cm_price v)
 {
-    atomic_store_explicit(&tm_cm.est[m], v, memory_order_relaxed);
+    atomic_store_explicit(&tm_cm.est[m], v.c, memory_order_relaxed);
+    atomic_store_explicit(&tm_cm.estw[m], v.w, memory_order_relaxed);
 }
 
 /* Transactions committed by the whole process so far. relaxed: a count a few commits stale
  * only moves them into the next epoch. The registry is push-only and counts only grow
  * (recycled descriptors keep theirs), so the sum never decreases. */
-static uint64_t tm_cm_commits(void)
+static tm_cm_tally tm_cm_commits(void)
 {
-    uint64_t sum = 0;
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
-        sum += atomic_load_explicit(&t->cm.commits, memory_order_relaxed);
+    tm_cm_tally sum = {0, 0};
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+        sum.all += atomic_load_explicit(&t->cm.commits, memory_order_relaxed);
+        sum.writing += atomic_load_explicit(&t->cm.wcommits, memory_order_relaxed);
+    }
     return sum;
 }
 
@@ -186,24 +223,28 @@ static uint64_t tm_cm_commits(void)
 static void tm_cm_decide(tm_tx *tx, uint64_t now)
 {
     uint32_t mode = atomic_load_explicit(&tm_cm.mode, memory_order_relaxed);
-    uint64_t total = tm_cm_commits();
-    if (tm_cm.epoch_start == 0 || total == tm_cm.commits_at) {
+    tm_cm_tally total = tm_cm_commits();
+    if (tm_cm.epoch_start == 0 || total.all == tm_cm.at.all) {
         /* the first epoch starts now; an epoch without commits is extended */
         if (tm_cm.epoch_start == 0) {
             tm_cm.epoch_start = now;
-            tm_cm.commits_at = total;
+            tm_cm.at = total;
         }
         atomic_store_explicit(&tm_cm.epoch_end, now + TM_CM_EPOCH, memory_order_relaxed);
         return;
     }
-    uint64_t cost = (now - tm_cm.epoch_start) / (total - tm_cm.commits_at);
+    uint64_t writing = total.writing - tm_cm.at.writing;
+    tm_cm_price cost = {(now - tm_cm.epoch_start) / (total.all - tm_cm.at.all),
+                       writing >= TM_CM_MIN_WRITING ? (now - tm_cm.epoch_start) / writing : 0};
+    uint64_t kc, ki;
     if (tm_cm.probing && !tm_cm.warming && tm_cm.glance) {
         /* A quarter into the probe's measurement: a challenger already twice as dear as the
          * incumbent has lost (it goes on to the decision below with this cost); any other
-         * is measured over the whole epoch, from where the measurement began. */
+         * is measured over the whole epoch, from where the measurement began. (The quarter
+         * may have too few writing commits for their cost: then the two compare per commit.) */
         tm_cm.glance = false;
-        uint64_t inc_cost = tm_cm_est(tm_cm.incumbent);
-        if (!inc_cost || cost <= 2 * inc_cost) {
+        tm_cm_keys(cost, tm_cm_est_cost(tm_cm.incumbent), &kc, &ki);
+        if (!ki || kc <= 2 * ki) {
             atomic_store_explicit(&tm_cm.epoch_end, tm_cm.epoch_start + TM_CM_EPOCH,
                                   memory_order_relaxed);
             return;
@@ -211,7 +252,7 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
     }
     uint64_t len = now - tm_cm.epoch_start;
     tm_cm.epoch_start = now;
-    tm_cm.commits_at = total;
+    tm_cm.at = total;
     /* relaxed: only deciders (one at a time) write; the report reads a recent value. */
     /* Epochs in each mode, counted in whole epochs of time (a probe's parts are shorter). */
     tm_cm.time[mode] += len;
@@ -226,7 +267,8 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
         tm_cm.probing = false;
         tm_cm_set_est(mode, cost); /* a fresh measurement of the probed mode */
         uint32_t inc = tm_cm.incumbent;
-        if (cost + cost / 8 < tm_cm_est(inc)) {
+        tm_cm_keys(cost, tm_cm_est_cost(inc), &kc, &ki);
+        if (kc + kc / 8 < ki) {
             /* the probed mode won by more than the noise of one epoch (1/8: without this
              * margin, two modes of similar cost trade places every few epochs, and every
              * change of speculative algorithm drains all threads) */
@@ -239,14 +281,19 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
              * wraps, and the incumbent would never be challenged again. */
             uint32_t run = tm_cm.run ? tm_cm.run * 2 : 2;
             tm_cm.run = run > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : run;
-            tm_cm.base = tm_cm_est(inc);
+            tm_cm.base = tm_cm_est_cost(inc);
         }
         tm_cm.left = tm_cm.run;
     } else {
-        uint64_t old = tm_cm_est(mode), avg = old ? (old + cost) / 2 : cost;
+        tm_cm_price old = tm_cm_est_cost(mode), avg = cost;
+        if (old.c)
+            avg.c = (old.c + cost.c) / 2;
+        if (old.w && cost.w)
+            avg.w = (old.w + cost.w) / 2;
         tm_cm_set_est(mode, avg);
         /* The workload changed under the incumbent (see the top): challenge it again soon. */
-        if (tm_cm.base && avg > 2 * tm_cm.base && tm_cm.left > 2) {
+        tm_cm_keys(avg, tm_cm.base, &kc, &ki);
+        if (ki && kc > 2 * ki && tm_cm.left > 2) {
             tm_cm.run = 2;
             tm_cm.left = 2;
             tm_cm.base = avg;
@@ -328,5 +375,7 @@ uint64_t tm_cm_probes(unsigned mode)
 }
 
 uint64_t tm_cm_cost(unsigned mode) { return tm_cm_est(mode); }
+
+uint64_t tm_cm_cost_writing(unsigned mode) { return tm_cm_estw(mode); }
 
 uint64_t tm_cm_switches(void) { return atomic_load_explicit(&tm_cm.switches, memory_order_relaxed); }

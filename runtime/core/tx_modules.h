@@ -172,10 +172,14 @@ extern _Atomic uint32_t tm_bias_threads TM_HIDDEN;
 static inline void tm_bias_commit_count(tm_tx *tx)
 {
     /* relaxed: a hint (bias.c); the count is the thread's own, summed without order (cm.c). */
-    if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_threads, memory_order_relaxed) > 1))
+    if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_threads, memory_order_relaxed) > 1)) {
         atomic_store_explicit(&tx->cm.commits,
                               atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1,
                               memory_order_relaxed);
+        atomic_store_explicit(&tx->cm.wcommits,
+                              atomic_load_explicit(&tx->cm.wcommits, memory_order_relaxed) +
+                                  (~tx->prop >> 14 & 1), memory_order_relaxed);
+    }
 }
 TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);
 TM_HIDDEN void tm_bias_thread_left(tm_tx *self);
@@ -193,6 +197,7 @@ TM_HIDDEN bool tm_cm_mode_allowed(unsigned mode);     /* by TMKIT_ADAPTIVE_MODES
 TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mode */
 TM_HIDDEN uint64_t tm_cm_probes(unsigned mode); /* probes adaptive made of a mode */
 TM_HIDDEN uint64_t tm_cm_cost(unsigned mode);   /* its last TSC cycles per commit (0: none) */
+TM_HIDDEN uint64_t tm_cm_cost_writing(unsigned mode); /* per writing commit (0: none) */
 TM_HIDDEN uint64_t tm_cm_switches(void);        /* changes of mode */
 
 /* begin.c */

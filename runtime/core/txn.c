@@ -90,6 +90,12 @@ static inline bool tm_must_quiesce(const tm_dispatch *d)
 
 bool tm_quiesce_needed(const tm_dispatch *d) { return tm_must_quiesce(d); }
 
+/* Restarts of a read-only transaction that may wait for its conflict to end (tm_dispatch's
+ * settle) instead of backing off. Beyond them, a reader that keeps meeting writers backs off:
+ * bank's audits (1,024 reads) under gl_wt at 2 threads, restarted at once every time, aborted
+ * 20x as often and fell back to serial 100x as often (0.70x the throughput). */
+#define TM_SETTLE_RETRIES 2u
+
 static void tm_backoff(tm_tx *tx)
 {
     unsigned shift = tx->retries < 6 ? tx->retries : 6;
@@ -264,6 +270,7 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
         tm_htm_abort(); /* the hardware rolls back; the retry takes the serial lock */
     if (tx->flags & TM_F_IRREVOCABLE)
         tm_fatal("internal error: restart requested for an irrevocable transaction");
+    const tm_dispatch *d = tx->disp; /* the attempt's: the next one may choose another */
     tm_outer_saved s = tm_rollback_outer(tx, why);
     uint32_t retries = s.retries + 1;
     tm_reestablish(tx, &s, retries);
@@ -271,7 +278,8 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
     /* Still holding the serial lock (an upgrade whose validation failed): rerun serially. */
     if (why == TM_ABORT_SERIAL || retries >= tm_config.max_retries || (tx->flags & TM_F_SERIAL))
         tx->flags |= TM_F_FORCE_SERIAL;
-    else if (!(tx->flags & TM_F_SERIAL))
+    else if (!(retries <= TM_SETTLE_RETRIES && (s.prop & pr_readOnly) && d && d->settle &&
+               d->settle(tx)))
         tm_backoff(tx);
     tm_start_again(tx);
 }

@@ -112,6 +112,10 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_cost(m));
+        fprintf(f, "},\n  \"adaptive_cycles_per_writing_commit\": {");
+        for (unsigned m = 0; m < TM_CM_N_MODES; m++)
+            fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
+                    (unsigned long long)tm_cm_cost_writing(m));
         fprintf(f, "},\n");
     }
     fprintf(f, "  \"sites\": [");
@@ -170,6 +174,9 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
                 (unsigned long long)tm_cm_switches());
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, " %s %llu", tm_cm_mode_name(m), (unsigned long long)tm_cm_cost(m));
+        fprintf(f, "\nadaptive last cost per writing commit (compared first when both have it):");
+        for (unsigned m = 0; m < TM_CM_N_MODES; m++)
+            fprintf(f, " %s %llu", tm_cm_mode_name(m), (unsigned long long)tm_cm_cost_writing(m));
         fprintf(f, "\n");
     }
 }
