@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -87,6 +88,16 @@ static __attribute__((noreturn)) void tm_cfg_fail(const char *fmt, const char *a
     _exit(2);
 }
 
+/* Values people give a switch: 0/1, yes/no, on/off, true/false (any case). */
+static bool tm_cfg_switch_word(const char *v)
+{
+    static const char *const words[] = {"0", "1", "yes", "no", "on", "off", "true", "false", NULL};
+    for (int i = 0; words[i]; i++)
+        if (!strcasecmp(v, words[i]))
+            return true;
+    return false;
+}
+
 static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
 {
     char valid[512];
@@ -135,6 +146,12 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
             return;
         if (!*value)
             tm_cfg_fail("%s='%s' is empty", e->name, value, "a file path for JSON, or - for a table");
+        /* A switch's value where a path belongs: "TMKIT_STATS=1" wrote a profile to a file
+         * named 1 in whatever directory the program ran in (such a name is still reachable as
+         * ./1). */
+        if (tm_cfg_switch_word(value))
+            tm_cfg_fail("%s='%s' looks like a switch, not a file path", e->name, value,
+                        "a file path for JSON (./NAME for a file of that name), or - for a table");
         tm_stats_configure(value);
         return;
     case TM_CFG_STATS_SHM:

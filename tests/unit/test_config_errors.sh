@@ -37,6 +37,11 @@ for m in write-through all; do
     expect_rc 0 env TMKIT_ADAPTIVE_MODES=$m "$PROG" 20000 3
     [ -z "$ERR" ] || fail "TMKIT_ADAPTIVE_MODES=$m printed: $ERR"
 done
+for v in 1 0 on YES; do
+    expect_rc 2 env TMKIT_STATS=$v "$PROG"
+    echo "$ERR" | grep -q "TMKIT_STATS='$v' looks like a switch, not a file path" ||
+        fail "TMKIT_STATS=$v not refused: $ERR"
+done
 expect_rc 2 env TMKIT_ALOG=norec "$PROG"
 echo "$ERR" | grep -q "unknown configuration variable TMKIT_ALOG" || fail "typo not reported: $ERR"
 echo "$ERR" | grep -q "TMKIT_ALGO" || fail "known variables not listed: $ERR"
