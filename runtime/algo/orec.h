@@ -99,7 +99,8 @@ static inline uint64_t tm_orec_bound(uint64_t snapshot)
  * the `retired` chain, and tm_locks_free frees the chain after a grace period. */
 typedef struct tm_lockrec {
     tm_tx *owner;
-    uint64_t old; /* the orec value the lock replaced */
+    uint64_t old; /* the orec value the lock replaced (orec_lazy restores it; orec_eager
+                   * releases with a new time and leaves it unset) */
     _Atomic uint64_t *orec;
 } tm_lockrec;
 
@@ -345,9 +346,8 @@ tm_eager_write_fast(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
                                                                  memory_order_relaxed)))
             return false;
         atomic_thread_fence(memory_order_release);
-        tm_lockrec *r = &l->rec[l->n++]; /* no owner: the orec's value names us */
-        r->old = cur;
-        r->orec = o;
+        /* no owner: the orec's value names us; no old value: a release takes a new time */
+        l->rec[l->n++].orec = o;
     }
     if (TM_UNLIKELY(!tm_undo_push_fast(&tx->undo, addr, size)))
         return false;

@@ -40,8 +40,9 @@
  *    memory held when we began, so we may read, validate and lock it whatever its version,
  *    without raising the clock. Without this rule a thread that rereads its own last writes
  *    (a counter, a queue end) would raise the clock in every transaction.
- *  - Lock records keep each orec's old value; rollback (after the core restored memory from the
- *    undo log) releases with a new time, like a commit.
+ *  - Lock records keep only the orec (orec_lazy's also keep its old value, which a release
+ *    here never restores): rollback (after the core restored memory from the undo log)
+ *    releases with a new time, like a commit.
  * Privatization: a doomed writer rolls back in place, so a privatizer must wait for it:
  * commit-time quiescence by the end of the attempts running at the commit (tm_quiesce_ended,
  * core/serial.c): snapshots need not pass our time, which our clock may never reach.
@@ -163,9 +164,7 @@ lockable:;
                                                  memory_order_relaxed))
         tm_restart(tx, TM_ABORT_WRITE_CONFLICT);
     atomic_thread_fence(memory_order_release);
-    tm_lockrec *r = &l->rec[l->n++];
-    r->old = cur;
-    r->orec = o;
+    l->rec[l->n++].orec = o; /* only the orec: a release takes a new time (see the top) */
 }
 
 static void eager_write(tm_tx *tx, void *dst, const void *src, size_t len)
