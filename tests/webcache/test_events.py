@@ -142,9 +142,10 @@ def test_pausing(binary):  # item 2: keep-alive clients that pause between reque
     served = request_rounds(conns, 4, pause_after={0, 1, 2})
     took = time.monotonic() - t0
     check(served == 800, f"pausing: {served} of 800 requests served")
-    # 1.8 s of pauses plus the serving; the stall this catches (a worker held through each
-    # client's pause) takes ~60 s here (200 clients x 0.6 s over 2 workers). 15 s, not 6: the
-    # ASan build of the cache-less server took 6.6 s once beside a loaded test suite.
+    # 1.8 s of pauses plus the serving. The stall this catches, a worker held through each
+    # client's pause, would cost 0.6 s per client a worker serves: by that estimate ~60 s for
+    # 200 clients on 2 workers. 15 s, not 6: the ASan build of the cache-less server took
+    # 6.6 s once beside a loaded test suite.
     check(took < 15, f"pausing: 800 requests took {took:.1f}s")
     print(f"pausing: 200 clients x 4 requests with 0.6 s pauses in {took:.1f}s")
     for c in conns:
