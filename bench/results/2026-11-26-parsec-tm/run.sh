@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run the PARSEC TM builds (build.sh) on libitm and tmkit and check their outputs.
 # Usage: run.sh BENCH...   (streamcluster dedup fluidanimate x264)
-# Env: THREADS (default "1 2 4"), REPS (2), CONFIGS (all below), TMKIT_LIB (directory
+# Env: THREADS (default "1 2 4"), REPS (2), CONFIGS (all below), TM_LIBDIR (directory
 # with tmkit's libitm.so.1, default /work/main/build-parsec/lib), TMROOT, TO (timeout s).
 # Configurations: pth = the pthreads build (reference); itm, itm-gl_wt, itm-serialirr =
 # the TM build on GCC's libitm (default method / ITM_DEFAULT_METHOD); tk-<algo> = the TM
@@ -11,7 +11,7 @@
 set -u
 TMROOT=${TMROOT:-/tmp/parsec-tm}
 B=$TMROOT/build; I=$TMROOT/inputs; W=$TMROOT/runs
-TMKIT_LIB=${TMKIT_LIB:-/work/main/build-parsec/lib}
+TM_LIBDIR=${TM_LIBDIR:-/work/main/build-parsec/lib}
 THREADS=${THREADS:-"1 2 4"}; REPS=${REPS:-2}; TO=${TO:-120}
 CONFIGS=${CONFIGS:-"pth itm itm-gl_wt itm-serialirr tk-adaptive tk-orec_eager tk-gl_wt tk-serialirr tk-norec tk-orec_lazy"}
 mkdir -p $W; cd $W
@@ -60,7 +60,7 @@ for bench in "$@"; do
           pth) bin=$B/$bench-pth ;;
           itm) ;;
           itm-*) envs=(ITM_DEFAULT_METHOD=${c#itm-}) ;;
-          tk-*) envs=(LD_LIBRARY_PATH=$TMKIT_LIB TMKIT_ALGO=${c#tk-})
+          tk-*) envs=(LD_LIBRARY_PATH=$TM_LIBDIR TMKIT_ALGO=${c#tk-})
                 [ $r = 1 ] && envs+=(TMKIT_STATS=-) ;;
         esac
         s=$(date +%s.%N)
