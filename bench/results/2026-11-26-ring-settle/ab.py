@@ -3,14 +3,16 @@
 programs at 1 and 2 threads (and the ring at 4), with GCC's libitm and the mutex build as
 references, and PARSEC streamcluster (bench/results/2026-11-26-parsec-tm/build.sh) if present.
 Rounds interleave the configurations; each cell is the median of the rounds.
-Usage: ab.py BASE_LIBDIR NEW_LIBDIR [ROUNDS] [SECONDS] [ALGOS]   (from the repository root;
-ALGOS comma-separated, default adaptive,gl_wt,orec_eager)"""
+Usage: ab.py BASE_LIBDIR NEW_LIBDIR [ROUNDS] [SECONDS] [ALGOS] [THREADS]   (from the repository
+root; ALGOS comma-separated, default adaptive,gl_wt,orec_eager; THREADS, comma-separated,
+replaces every case's thread counts)"""
 import os, statistics, subprocess, sys, time
 
 base, new = sys.argv[1], sys.argv[2]
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 secs = sys.argv[4] if len(sys.argv) > 4 else "0.3"
 algos = (sys.argv[5] if len(sys.argv) > 5 else "adaptive,gl_wt,orec_eager").split(",")
+only = tuple(int(t) for t in sys.argv[6].split(",")) if len(sys.argv) > 6 else None
 BIN = "build/bin"
 cases = [("micro", "--mode ring", (2, 4)), ("micro", "--mode counter", (1, 2)),
          ("micro", "--mode empty", (1, 2)), ("micro", "--mode reads --n 16", (1, 2)),
@@ -60,14 +62,15 @@ def run_sc(lib, algo, threads):
 res = {}
 for r in range(rounds):
     for prog, args, threads_list in cases:
-        for threads in threads_list:
+        for threads in only or threads_list:
             for name, lib, algo in configs:
                 res.setdefault((threads, prog + " " + args, name), []).append(
                     run_case(name, lib, algo, prog, args, threads))
     if os.path.exists(SC):
         for name, lib, algo in configs:
             if name != "mutex":
-                res.setdefault((2, "streamcluster (s)", name), []).append(run_sc(lib, algo, 2))
+                for t in only or (2,):
+                    res.setdefault((t, "streamcluster (s)", name), []).append(run_sc(lib, algo, t))
     print(f"round {r + 1}/{rounds} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
 
 names = [c[0] for c in configs]
