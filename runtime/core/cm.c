@@ -198,7 +198,10 @@ static void tm_cm_switch(tm_tx *tx, uint32_t mode)
 /* The estimates are written by the decider (under `busy`) and read by it and by the report.
  * relaxed: each is a value on its own, and the report only wants a recent one. */
 static uint64_t tm_cm_est(uint32_t m) { return atomic_load_explicit(&tm_cm.est[m], memory_order_relaxed); }
-static uint64_t tm_cm_estw(uint32_t m) { return atomic_load_explicit(&tm_cm.estw[m], memory_order_relaxed); }
+static uint64_t tm_cm_estw(uint32_t m)
+{
+    return atomic_load_explicit(&tm_cm.estw[m], memory_order_relaxed);
+}
 static tm_cm_price tm_cm_est_cost(uint32_t m) { return (tm_cm_price){tm_cm_est(m), tm_cm_estw(m)}; }
 static void tm_cm_set_est(uint32_t m, tm_cm_price v)
 {
@@ -212,7 +215,8 @@ static void tm_cm_set_est(uint32_t m, tm_cm_price v)
 static tm_cm_tally tm_cm_commits(void)
 {
     tm_cm_tally sum = {0, 0};
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+    for (tm_tx *t = tm_registry_head(); t;
+         t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         sum.all += atomic_load_explicit(&t->cm.commits, memory_order_relaxed);
         sum.writing += atomic_load_explicit(&t->cm.wcommits, memory_order_relaxed);
     }

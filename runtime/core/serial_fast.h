@@ -104,9 +104,7 @@ static inline void tm_cm_count(tm_tx *tx)
     uint64_t n = atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1;
     TM_LINES(TM_LK_CM_OWN, &tx->cm.commits);
     atomic_store_explicit(&tx->cm.commits, n, memory_order_relaxed);
-    /* relaxed: as the count (pr_readOnly is bit 14 of the begin's properties) */
-    atomic_store_explicit(&tx->cm.wcommits, atomic_load_explicit(&tx->cm.wcommits, memory_order_relaxed) +
-                          (~tx->prop >> 14 & 1), memory_order_relaxed);
+    tm_cm_count_writing(tx);
     if (TM_UNLIKELY(n % TM_CM_WINDOW == 0))
         tm_cm_window(tx);
 }

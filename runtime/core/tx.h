@@ -97,10 +97,11 @@ typedef struct tm_dispatch {
      * writing back (proxy privatization, tests/conformance/mt_proxy_privatize.c). */
     void (*published)(tm_tx *tx);
     /* NULL, or: after the rollback of a transaction GCC flags read-only (its first restarts:
-     * txn.c), wait (briefly) for the conflict to end instead of the core's random back-off. Returns false to have the
-     * back-off as well. (Writers keep the back-off: two writers that restart as soon as the
-     * other commits alternate, and every commit moves the lines they share; on a shared
-     * counter at 2 threads gl_wt ran at 0.41x with the wait for writers too.) */
+     * txn.c), wait (briefly) for the conflict to end instead of the core's random back-off.
+     * Returns false to have the back-off as well. (Writers keep the back-off: two writers that
+     * restart as soon as the other commits alternate, and every commit moves the lines they
+     * share; on a shared counter at 2 threads gl_wt ran at 0.41x with the wait for writers
+     * too.) */
     bool (*settle)(tm_tx *tx);
 } tm_dispatch;
 
@@ -353,6 +354,16 @@ _Static_assert(TM_F_SERIAL_IRREVOCABLE == (TM_F_SERIAL | TM_F_IRREVOCABLE), "tx_
 
 /* The saved registers of checkpoint k (0 = outermost). */
 static inline tm_jmpbuf *tm_cp_jb(tm_tx *tx, size_t k) { return k ? &tx->cps[k].jb : &tx->jb0; }
+
+/* One more in cm.wcommits unless GCC flagged the transaction read-only (adaptive's figure,
+ * cm.c). relaxed: only the owner writes the count; the decider sums it without order. */
+static inline void tm_cm_count_writing(tm_tx *tx)
+{
+    atomic_store_explicit(&tx->cm.wcommits,
+                          atomic_load_explicit(&tx->cm.wcommits, memory_order_relaxed) +
+                              !(tx->prop & pr_readOnly),
+                          memory_order_relaxed);
+}
 
 static inline void tm_set_disp(tm_tx *tx, const tm_dispatch *d)
 {

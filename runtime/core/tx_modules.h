@@ -176,9 +176,7 @@ static inline void tm_bias_commit_count(tm_tx *tx)
         atomic_store_explicit(&tx->cm.commits,
                               atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        atomic_store_explicit(&tx->cm.wcommits,
-                              atomic_load_explicit(&tx->cm.wcommits, memory_order_relaxed) +
-                                  (~tx->prop >> 14 & 1), memory_order_relaxed);
+        tm_cm_count_writing(tx);
     }
 }
 TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);

@@ -30,8 +30,8 @@ quiet() { # quiet WHEN: are 2 cores free? (the mutex build's hand-off rate)
 }
 for try in 1 2 3; do
     quiet before || continue
-    out=$(TMKIT_ALGO=adaptive TMKIT_STATS=$d/ring.json timeout 60 "$prog" --mode ring --threads 2 --seconds 1.5 2>&1) ||
-        fail "ring run failed: $out"
+    out=$(TMKIT_ALGO=adaptive TMKIT_STATS=$d/ring.json timeout 60 \
+          "$prog" --mode ring --threads 2 --seconds 1.5 2>&1) || fail "ring run failed: $out"
     case "$out" in *" ok=1"*) ;; *) fail "ring invariant: $out" ;; esac
     python3 - "$d/ring.json" <<'PY'
 import json, sys
@@ -46,8 +46,10 @@ assert e["gl_wt"] + e["orec_eager"] > e["serial"], ("serial mode ran most of the
 PY
     rc=$?
     case $rc in
-        0) echo "adaptive on the ring: speculative epochs outnumber serial ones (run $try)"; exit 0 ;;
-        77) echo "run $try: per-writing cost not measured ($(echo "$out" | grep -o 'ops_per_s=[0-9]*'))" ;;
+        0) echo "adaptive on the ring: speculative epochs outnumber serial ones (run $try)"
+           exit 0 ;;
+        77) rate=$(echo "$out" | grep -o 'ops_per_s=[0-9]*')
+            echo "run $try: per-writing cost not measured ($rate)" ;;
         *) quiet after || continue
            fail "adaptive on the ring: $(head -c 900 "$d/ring.json")" ;;
     esac
