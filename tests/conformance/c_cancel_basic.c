@@ -5,6 +5,7 @@
  * Stores here are plain assignments; read-modify-write updates in cancelled transactions are
  * covered by c_cancel_rmw.c. */
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include "harness.h"
 
 #include <malloc.h>

@@ -4,6 +4,7 @@
  * dirty memory. mallinfo2() measures the main arena, so this runs on one thread. Nested
  * transactions: c_malloc_nested.c. */
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include "harness.h"
 
 #include <malloc.h>

@@ -23,6 +23,7 @@
 // could not be checked against it. Cancels of RfW/WaW code are covered by mt_cancel_rmw.c.
 // TMTEST: cflags=-fdisable-tree-tmmemopt
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include <malloc.h>
 
 #include "harness.h"

@@ -13,6 +13,7 @@
  * lost in the transactions' read-to-write windows). */
 // TMTEST: threads=2
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include "harness.h"
 #include <tmkit.h>
 

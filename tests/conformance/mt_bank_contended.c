@@ -11,6 +11,7 @@
  *    threads committed.
  */
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include "harness.h"
 
 #define NACC 4

@@ -5,6 +5,7 @@
  * a transaction's additions all or none) and monotonic; at the end a and b are exact. Inside a
  * transaction, a read sees the transaction's own pending additions. */
 // TMTEST: threads=2
+// TMTEST: libitm-div=10
 #include "harness.h"
 #include <tmkit.h>
 

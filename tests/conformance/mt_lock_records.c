@@ -16,6 +16,8 @@
 #include "harness.h"
 
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
+// TMTEST: libitm-div=4
 
 #define NWORDS 8192
 #define MAXLOG 13 /* 2^13 = NWORDS */

@@ -17,6 +17,7 @@
  *  - at the end of each round, the same sums equal the number of increments committed.
  */
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include "harness.h"
 
 #define MAXT 16

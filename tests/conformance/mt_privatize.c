@@ -12,6 +12,8 @@
  *  3. frees it (the next round's malloc may hand the same memory out again).
  */
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
+// TMTEST: libitm-div=4
 #include <sched.h>
 
 #include "harness.h"

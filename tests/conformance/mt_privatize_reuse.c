@@ -12,6 +12,8 @@
  * At the end: banked values + live values == the number of increments the workers committed.
  */
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
+// TMTEST: libitm-div=4
 #include <sched.h>
 
 #include "harness.h"

@@ -5,6 +5,7 @@
  * changes what they read; on GCC's libitm they poll (the header's fallback). A small capacity
  * makes both sides wait often. */
 // TMTEST: threads=2
+// TMTEST: libitm-div=10
 #include "harness.h"
 #include <tmkit.h>
 

@@ -3,6 +3,7 @@
  * transaction), from callees, under cancel and under real conflicts. */
 // TMTEST: cflags=-Og -Wtrampolines -Werror=trampolines
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include "harness.h"
 #include "tmkit.h"
 

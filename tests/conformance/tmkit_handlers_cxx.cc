@@ -1,5 +1,6 @@
 // tmkit.h in C++: tmkit::on_commit / tmkit::on_abort with lambdas, at any optimisation level.
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include "harness.h"
 #include "tmkit.h"
 
