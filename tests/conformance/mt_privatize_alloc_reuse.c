@@ -11,6 +11,7 @@
  * the quiescing algorithms never give the attempt X. Found by reducing a hang of transmem's
  * red-black tree at 8 threads (bench/results/2026-11-26-transmem-ubench/norec-hang). Relies on
  * glibc malloc's per-thread cache for the reuse; without it the test passes trivially. */
+// TMTEST: libitm-div=4
 #include "harness.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,7 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define ROUNDS 40 /* a serial runtime waits 50 ms a round for B (the handshake) */
+#define ROUNDS 40 /* th_iters: a serial runtime waits 50 ms a round for B (the handshake) */
 #define WALK_LIMIT 100000L
 
 struct node {
@@ -28,6 +29,7 @@ struct node {
 
 struct node *head; /* not static, and set outside main's loop: the transaction must read it */
 static atomic_int reader_at, freed, done_round; /* round numbers */
+static int rounds;
 static int round_no;
 static long alias_seen, walk_endless;
 static int privatize; /* odd rounds: B frees X after its transaction, not in it */
@@ -66,7 +68,7 @@ __attribute__((noinline)) static void setup_round(int r)
 static void *thread_b(void *arg)
 {
     (void)arg;
-    for (int r = 1; r <= ROUNDS; r++) {
+    for (int r = 1; r <= rounds; r++) {
         while (atomic_load(&reader_at) < r)
             ;
         privatize = r & 1;
@@ -100,9 +102,10 @@ static void *thread_b(void *arg)
 int main(void)
 {
     th_check_runtime();
+    rounds = (int)th_iters(ROUNDS);
     pthread_t b;
     pthread_create(&b, NULL, thread_b, NULL);
-    for (int r = 1; r <= ROUNDS; r++) {
+    for (int r = 1; r <= rounds; r++) {
         /* empty this thread's tcache for the size (kept allocated: a small leak) */
         for (int i = 0; i < 8; i++)
             (void)!malloc(16);
@@ -135,7 +138,7 @@ int main(void)
     pthread_join(b, NULL);
     if (alias_seen || walk_endless) {
         fprintf(stderr, "rounds %d: malloc returned the node still in the view %ld times, "
-                        "endless walks %ld\n", ROUNDS, alias_seen, walk_endless);
+                        "endless walks %ld\n", rounds, alias_seen, walk_endless);
         return 1;
     }
     puts("ok");
