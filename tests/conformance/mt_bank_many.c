@@ -11,6 +11,7 @@
  * At the end: total preserved, every shadow consistent, and the sum of |amount| moved that the
  * threads recorded locally equals the shared volume counter updated in the same transactions.
  */
+// TMTEST: libitm-div=4
 #include "harness.h"
 
 #define NACC 4096

@@ -7,6 +7,7 @@
  * round has each consumer wait with a deadline on an empty buffer (tm_cond_wait_until): it must
  * time out, after at least the wait asked for. */
 // TMTEST: threads=2
+// TMTEST: libitm-div=4
 #include "harness.h"
 #include <tmkit.h>
 

@@ -6,6 +6,7 @@
  * strtol, strtoul, atoi, snprintf (%s, %ld, widths) on it, and sort the keys in place with qsort
  * and find one with bsearch, inside transactions. No committed reader transaction may see a
  * mix: its results must all belong to one state. */
+// TMTEST: libitm-div=4
 #include "harness.h"
 #include <tmkit.h>
 

@@ -18,6 +18,7 @@
  * under every method, and anything after a contention fallback). mt_cancel_rmw.c covers
  * read-modify-write under cancel.
  */
+// TMTEST: libitm-div=4
 #include "harness.h"
 
 #define WORDS 256

@@ -24,6 +24,7 @@
  *     with SIGSEGV while another thread keeps the clock moving.
  */
 // TMTEST: timeout=120
+// TMTEST: libitm-div=4
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -32,7 +33,7 @@
 
 #include "harness.h"
 
-#define ROUNDS 8
+#define ROUNDS 8 /* th_iters: 2 under libitm, where quiescence makes each round wait 100 ms */
 #define WORDS 512
 #define FILL(r, k) (((long)(r) << 20) + (k) * 3 + 1)
 
@@ -45,6 +46,7 @@ static int expect_guard; /* this scenario: no quiescence, every round restarts a
 
 /* Reader-side per-round state, touched only by the reader thread (outside the TM's view). */
 static int hs_round = -1, hs_timed_out, attempts;
+static int rounds; /* th_iters(ROUNDS), set before the children fork */
 
 __attribute__((transaction_pure)) static void note_attempt(void) { attempts++; }
 
@@ -69,7 +71,7 @@ __attribute__((transaction_pure)) static void handshake(int round)
 static void *reader(void *arg)
 {
     (void)arg;
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < rounds; r++) {
         while (atomic_load(&published) != r)
             ;
         hs_timed_out = 0;
@@ -121,7 +123,7 @@ static void run_rounds(int quiesce_expected)
     for (int i = 0; i < nnoise && i < 64; i++)
         CHECK(pthread_create(&nz[i], NULL, noise, (void *)(intptr_t)i) == 0);
     int timeouts = 0;
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < rounds; r++) {
         long *page = mmap(NULL, WORDS * sizeof(long), PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         CHECK(page != MAP_FAILED);
@@ -143,9 +145,9 @@ static void run_rounds(int quiesce_expected)
     for (int i = 0; i < nnoise && i < 64; i++)
         CHECK(pthread_join(nz[i], NULL) == 0);
     fprintf(stderr, "rounds in which the unlinking writer waited for the reader: %d of %d\n",
-            timeouts, ROUNDS);
+            timeouts, rounds);
     if (quiesce_expected)
-        CHECK_EQ(timeouts, ROUNDS);
+        CHECK_EQ(timeouts, rounds);
 }
 
 static long *fault_target;
@@ -230,6 +232,7 @@ static void scenario(int which)
 int main(void)
 {
     th_check_runtime();
+    rounds = (int)th_iters(ROUNDS);
     const char *rt = getenv("EXPECT_RUNTIME"), *algo = getenv("TMKIT_ALGO");
     const char *priv = getenv("TMKIT_PRIVATIZATION");
     strict = rt && strcmp(rt, "tmkit") == 0 && algo &&
