@@ -18,7 +18,10 @@
 #define TM_OREC_SLOT_MASK ((uint64_t)TM_OREC_SLOTS - 1)
 #define TM_OREC_LOCK (1ull << 63)
 
-extern _Atomic uint64_t tm_orecs[1u << TM_OREC_BITS] TM_HIDDEN;
+/* The table holds a pair of words per orec, on one cache line: the orec's value, then its
+ * readers' word (orec_eager's selective quiescence: bit k is set by a reader whose descriptor has
+ * obit 1 << k, and cleared by a committing writer that waits for that reader; orec_eager.c). */
+extern _Atomic uint64_t tm_orecs[2u << TM_OREC_BITS] TM_HIDDEN;
 extern tm_line64 tm_orec_clock_line TM_HIDDEN; /* alone on its cache line */
 #define tm_orec_clock (tm_orec_clock_line.w)
 
@@ -69,7 +72,16 @@ static inline uint64_t tm_orec_time_after(uint64_t floor)
 
 static inline _Atomic uint64_t *tm_orec_of(uintptr_t addr)
 {
-    return &tm_orecs[(addr >> 3) & ((1u << TM_OREC_BITS) - 1)];
+    return &tm_orecs[((addr >> 3) & ((1u << TM_OREC_BITS) - 1)) * 2];
+}
+
+/* The readers' word of orec o (see tm_orecs). */
+static inline _Atomic uint64_t *tm_orec_readers(_Atomic uint64_t *o) { return o + 1; }
+
+/* The number of orec o, 0 .. 2^TM_OREC_BITS - 1 (ext/: waiters' filters). */
+static inline uintptr_t tm_orec_index(const _Atomic uint64_t *o)
+{
+    return (uintptr_t)(o - tm_orecs) / 2;
 }
 
 static inline bool tm_orec_locked(uint64_t v) { return v & TM_OREC_LOCK; }
@@ -292,19 +304,36 @@ static inline bool tm_eager_slot_ok(const tm_tx *tx, uint64_t v)
     return (v & (TM_OREC_LOCK | TM_OREC_SLOT_MASK)) == tx->orec_slot;
 }
 
+/* Is our bit in the readers' word of orec o, whose value we loaded (acquire) as cur, or did we
+ * set it while o kept that value (orec_eager.c: selective quiescence)? False: read again. */
+static inline bool tm_eager_marked(tm_tx *tx, _Atomic uint64_t *o, uint64_t cur)
+{
+    _Atomic uint64_t *r = tm_orec_readers(o);
+    /* relaxed: after the acquire load of o, which saw the release of the last writer that
+     * cleared bits (it clears before it releases), so a bit seen here was set since. */
+    if (TM_LIKELY(atomic_load_explicit(r, memory_order_relaxed) & tx->obit))
+        return true;
+    /* seq_cst, and the orec load after it: a writer that locks o later loads this word after
+     * its lock and a seq_cst fence, so either it sees our bit or we see its lock here. */
+    TM_LINES(TM_LK_OREC, r);
+    atomic_fetch_or_explicit(r, tx->obit, memory_order_seq_cst);
+    return atomic_load_explicit(o, memory_order_seq_cst) == cur;
+}
+
 /* Inline fast path of orec_eager's naturally aligned read of 1-8 bytes: the value, then its orec,
  * which must be no newer than the snapshot (one compare with obound also rules out a lock), ours,
- * or released by this descriptor; the read log must have room. Anything else (locked by another,
- * newer: snapshot extension, a log to grow) returns false and the caller takes eager_read through
- * the dispatch table. */
+ * or released by this descriptor, and already carry our readers' bit; the read log must have
+ * room. Anything else (locked by another, newer: snapshot extension, our bit to set, a log to
+ * grow) returns false and the caller takes eager_read through the dispatch table. */
 static inline __attribute__((always_inline)) bool
 tm_eager_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
 {
     _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
     uint64_t v = tm_load_n(addr, size);
-    /* acquire fence: the value load happens before the orec load (orec_eager.c). */
+    /* acquire fence: the value load happens before the orec load (orec_eager.c); acquire load:
+     * the readers' word's load after it (tm_eager_marked). */
     atomic_thread_fence(memory_order_acquire);
-    uint64_t cur = atomic_load_explicit(o, memory_order_relaxed);
+    uint64_t cur = atomic_load_explicit(o, memory_order_acquire);
     if (TM_UNLIKELY(cur > tx->obound)) {
         if (cur == tm_orec_lock_of(tx)) { /* our own lock: only we write the word */
             *out = v;
@@ -314,7 +343,9 @@ tm_eager_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
             return false;
     }
     tm_olog *l = &tx->olog;
-    if (TM_UNLIKELY(l->cur == l->end))
+    /* relaxed: as in tm_eager_marked */
+    if (TM_UNLIKELY(l->cur == l->end ||
+                    !(atomic_load_explicit(tm_orec_readers(o), memory_order_relaxed) & tx->obit)))
         return false;
     *l->cur++ = (uintptr_t)o;
     *out = v;

@@ -273,53 +273,70 @@ void tm_serial_release(tm_tx *tx)
     tm_serial_unlock();
 }
 
-static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, bool by_attempts);
+static uint64_t tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, uint64_t only,
+                                bool by_attempts);
 
 void tm_quiesce(tm_tx *self, uint64_t ts, void (*publish)(uint64_t ts))
 {
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
-        /* acquire: as in tm_quiesce_from. */
+        /* acquire: as in tm_quiesce_one. */
         if (t != self && (TM_LINES(TM_LK_QREAD, &t->shared_ts),
                           atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts)) {
             if (publish)
                 publish(ts);
             /* from t on: the ones before it were past ts, and a transaction one of them began
              * since is no older than ts (published) or sees our writes */
-            tm_quiesce_from(self, ts, t, false);
+            tm_quiesce_from(self, ts, t, ~0ull, false);
             return;
         }
 }
 
-/* tm_quiesce from registry entry `start` on: every earlier one is past ts or finished. With
- * `by_attempts`, a descriptor that began another attempt since we looked is done too
- * (tm_quiesce_ended). */
-static void tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, bool by_attempts)
+/* Waits until descriptor t is past ts or finished (with `by_attempts`, or has begun another
+ * attempt since we looked: tm_quiesce_ended). Adds t's qbit to *busy if t was inside a
+ * transaction when we looked; *w0 times the waits. False: adaptive changed algorithm, stop. */
+static bool tm_quiesce_one(tm_tx *self, tm_tx *t, uint64_t ts, bool by_attempts, uint64_t *w0,
+                           uint64_t *busy)
 {
-    uint64_t w0 = 0; /* timed only when some transaction makes us wait */
-    for (tm_tx *t = start; t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
-        if (t == self)
-            continue;
-        TM_LINES(TM_LK_QREAD, &t->shared_ts);
-        /* acquire: pairs with the release stores of shared_ts (validation, reader exit), so
-         * once we pass, that transaction no longer uses pre-ts state. The count is loaded
-         * before shared_ts, so an attempt begun between the two loads shows as a changed count. */
-        uint64_t n0 = by_attempts ? atomic_load_explicit(&t->attempts, memory_order_acquire) : 0;
-        for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts &&
-                             (!by_attempts ||
-                              atomic_load_explicit(&t->attempts, memory_order_acquire) == n0);
-             i++) {
-            if (TM_UNLIKELY(tm_stats_on) && !w0)
-                w0 = tm_stats_now();
-            /* adaptive changed algorithm: its drain already waited for every transaction that
-             * started before our commit, and later ones see our writes (core/cm.c). */
-            if (tm_cm_algo_switched(self))
-                goto done;
-            tm_cpu_relax(i);
-        }
+    TM_LINES(TM_LK_QREAD, &t->shared_ts);
+    /* acquire: pairs with the release stores of shared_ts (validation, reader exit), so once we
+     * pass, that transaction no longer uses pre-ts state. The count is loaded before shared_ts,
+     * so an attempt begun between the two loads shows as a changed count. */
+    uint64_t n0 = by_attempts ? atomic_load_explicit(&t->attempts, memory_order_acquire) : 0;
+    /* relaxed: a hint for the caller (which readers' bits to keep), no order needed */
+    if (atomic_load_explicit(&t->shared_ts, memory_order_relaxed) != TM_TS_INACTIVE)
+        *busy |= t->qbit;
+    for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts &&
+                         (!by_attempts ||
+                          atomic_load_explicit(&t->attempts, memory_order_acquire) == n0);
+         i++) {
+        *busy |= t->qbit;
+        if (TM_UNLIKELY(tm_stats_on) && !*w0)
+            *w0 = tm_stats_now();
+        /* adaptive changed algorithm: its drain already waited for every transaction that
+         * started before our commit, and later ones see our writes (core/cm.c). */
+        if (tm_cm_algo_switched(self))
+            return false;
+        tm_cpu_relax(i);
     }
-done:
+    return true;
+}
+
+/* tm_quiesce from registry entry `start` on: every earlier one is past ts or finished. Only
+ * descriptors whose qbit is in `only`. Returns the qbits of the descriptors that were inside a
+ * transaction when we looked (all of `only` if the walk stopped early). */
+static uint64_t tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, uint64_t only,
+                                bool by_attempts)
+{
+    uint64_t w0 = 0, busy = 0; /* w0: timed only when some transaction makes us wait */
+    for (tm_tx *t = start; t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        if (t != self && (t->qbit & only) &&
+            !tm_quiesce_one(self, t, ts, by_attempts, &w0, &busy)) {
+            busy = only;
+            break;
+        }
     if (w0)
         tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
+    return busy;
 }
 
 /* Quiescence by attempts, for orec_eager: its commit times run ahead of its clock, which only a
@@ -331,11 +348,32 @@ done:
  * seq_cst store of shared_ts orders before its loads, comes after our reads) sees our writes:
  * it cannot have read their old values. Writes nothing shared: the earlier form raised the
  * clock to ts before its first wait, one compare-and-swap on the clock's line per commit while
- * any other thread transacted. */
+ * any other thread transacted.
+ * Only the descriptors whose bits the commit found in its orecs' readers' words
+ * (self->oreaders, orec_eager.c: the only attempts it can have doomed); none: no wait, and no
+ * line of another descriptor read. Leaves in self->oreaders the bits of those it found outside
+ * any transaction, which the commit then clears from its orecs. */
 void tm_quiesce_ended(tm_tx *self, uint64_t ts)
 {
+    uint64_t want = self->oreaders, busy = 0, w0 = 0;
+    if (!want)
+        return;
     atomic_thread_fence(memory_order_seq_cst);
-    tm_quiesce_from(self, ts, tm_registry_head(), true);
+    /* Bits 1..63 name one descriptor each: O(readers found), not O(threads) lines read. */
+    for (uint64_t m = want & ~1ull; m; m &= m - 1) {
+        /* acquire: the descriptor was initialised before its owner could set its bit */
+        tm_tx *t = atomic_load_explicit(&tm_desc_by_bit[__builtin_ctzll(m)], memory_order_acquire);
+        if (t && t != self && !tm_quiesce_one(self, t, ts, true, &w0, &busy)) {
+            busy = want;
+            goto done;
+        }
+    }
+    if (want & 1) /* bit 0: the descriptors without a bit of their own */
+        busy |= tm_quiesce_from(self, ts, tm_registry_head(), 1, true);
+done:
+    if (w0)
+        tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
+    self->oreaders &= ~busy;
 }
 
 /* Like tm_quiesce_ended at the end of time, without its early exit at an algorithm switch (a
@@ -349,7 +387,7 @@ void tm_grace_wait(tm_tx *self)
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
-        /* acquire: as in tm_quiesce_from; an attempt's end (or a new one) ends its reads. */
+        /* acquire: as in tm_quiesce_one; an attempt's end (or a new one) ends its reads. */
         uint64_t n0 = atomic_load_explicit(&t->attempts, memory_order_acquire);
         for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) != TM_TS_INACTIVE &&
                              atomic_load_explicit(&t->attempts, memory_order_acquire) == n0;

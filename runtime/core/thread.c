@@ -26,6 +26,7 @@ static pthread_once_t tm_key_once = PTHREAD_ONCE_INIT;
  * shared cache line; 1 is _ITM_noTransactionId. */
 static _Atomic uint32_t tm_id_blocks = 1;
 static _Atomic uint32_t tm_orec_slots_used; /* descriptors given a slot so far */
+tm_tx *_Atomic tm_desc_by_bit[64]; /* the descriptor with qbit 1 << k, k >= 1 (tx_modules.h) */
 #define TM_ID_BLOCK 4096u
 
 tm_tx *tm_registry_head(void)
@@ -156,6 +157,9 @@ tm_tx *tm_tx_create(void)
          * relaxed: only uniqueness matters. */
         uint32_t slot = atomic_fetch_add_explicit(&tm_orec_slots_used, 1, memory_order_relaxed);
         tx->orec_slot = slot < TM_OREC_SLOTS - 1 ? slot + 1 : ~0ull;
+        tx->obit = tx->qbit = tx->orec_slot < 64 ? 1ull << tx->orec_slot : 1;
+        if (tx->qbit != 1) /* release: before our first read can set the bit (orec_eager.c) */
+            atomic_store_explicit(&tm_desc_by_bit[tx->orec_slot], tx, memory_order_release);
         TM_LINES_AT(TM_LK_IDS, TM_LP_THREAD, &tm_registry);
         tm_registry_push(tx);
     }

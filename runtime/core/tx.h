@@ -241,11 +241,14 @@ struct tm_tx {
     uintptr_t stats_l0_pc;
     struct tm_site *stats_l0;
     /* orec_eager (algo/orec_eager.c): the largest orec value its snapshot accepts (orec.h:
-     * tm_orec_bound), its read log, this descriptor's writer slot in orec versions (1 ..
-     * TM_OREC_SLOTS - 1; ~0: none) and the newest version it released. */
-    uint64_t obound;
+     * tm_orec_bound), its bit in the orecs' readers' words (1 << orec_slot for slots 1..63,
+     * else bit 0, which those descriptors share), its read log, this descriptor's writer slot
+     * in orec versions (1 .. TM_OREC_SLOTS - 1; ~0: none), the newest version it released, and
+     * the readers' bits its committing writer found on its orecs (the descriptors its
+     * privatization wait is for: tm_quiesce_ended). */
+    uint64_t obound, obit;
     tm_olog olog;
-    uint64_t orec_slot, orec_last;
+    uint64_t orec_slot, orec_last, oreaders;
     tm_rset rset;
     tm_wset wset;
     tm_undo undo;   /* memory (write-through and serial modes) */
@@ -295,7 +298,11 @@ struct tm_tx {
      * that cannot rely on snapshots passing a commit time waits for it to change
      * (tm_quiesce_ended; orec_eager). */
     _Atomic uint64_t attempts;
-    char pad_[64 - 2 * sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
+    /* A copy of obit, set before the descriptor joins the registry and never changed: the
+     * quiescence of a writer whose orecs show readers' bits waits only for the descriptors
+     * with those bits, and reads this on a line it reads anyway. */
+    uint64_t qbit;
+    char pad_[64 - 3 * sizeof(uint64_t) - sizeof(int) - sizeof(void *)];
     /* Nonzero while the thread does a tmkit.h atomic on the orecs (ext/atomic_orec.c): the
      * serial lock's writer waits for it as for shared_ts, quiescence does not look at it. A
      * line of its own: such an operation writes it twice, and a line that every committing

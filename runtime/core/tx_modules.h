@@ -81,6 +81,9 @@ TM_HIDDEN void tm_serial_release(tm_tx *tx);
  * ts or finished; `publish` (NULL, or the algorithm's, see tm_dispatch) runs once before the
  * first wait. */
 TM_HIDDEN void tm_quiesce(tm_tx *tx, uint64_t ts, void (*publish)(uint64_t ts));
+/* thread.c: the descriptor whose qbit is 1 << k (k >= 1; NULL: none yet). Descriptors are
+ * pooled, never freed, and keep their bit: an entry never changes once set. */
+extern tm_tx *_Atomic tm_desc_by_bit[64] TM_HIDDEN;
 /* The same by the end of the attempts running now (for tm_dispatch.quiesce_ended). */
 TM_HIDDEN void tm_quiesce_ended(tm_tx *tx, uint64_t ts);
 /* The stack frames a restart to the checkpoint whose frame top is `top` discards. */

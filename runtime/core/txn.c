@@ -380,7 +380,8 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
                 tm_quiesce_ended(tx, ts);
             else
                 tm_quiesce(tx, ts, NULL);
-        }
+        } else
+            tx->oreaders = 0; /* nobody waited for: orec_eager keeps the readers' bits */
         if (published)
             published(tx);
         if (tx->flags & TM_F_READER)

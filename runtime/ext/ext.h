@@ -72,7 +72,7 @@ static inline void tm_watch_range(uint64_t *w, uintptr_t a, size_t len)
                 w[k] = ~0ull;
             return;
         }
-        tm_watch_add(w, (uintptr_t)(tm_orec_of(word) - tm_orecs));
+        tm_watch_add(w, tm_orec_index(tm_orec_of(word)));
     }
 }
 

@@ -71,11 +71,11 @@ static void tm_wait_watch(tm_tx *tx)
         break;
     case TM_MODE_OREC_LAZY: /* the read set holds the orecs themselves */
         for (size_t i = 0; i < tx->rset.n; i++)
-            tm_watch_add(w, (uintptr_t)((_Atomic uint64_t *)tx->rset.e[i].addr - tm_orecs));
+            tm_watch_add(w, tm_orec_index((_Atomic uint64_t *)tx->rset.e[i].addr));
         break;
     case TM_MODE_OREC_EAGER: /* so does orec_eager's, without values */
         for (const uintptr_t *p = tx->olog.base; p < tx->olog.cur; p++)
-            tm_watch_add(w, (uintptr_t)((_Atomic uint64_t *)*p - tm_orecs));
+            tm_watch_add(w, tm_orec_index((_Atomic uint64_t *)*p));
         break;
     default: /* gl_wt and the exclusive modes keep no read set */
         all = true;

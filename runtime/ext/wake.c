@@ -29,7 +29,7 @@ static bool tm_written(tm_tx *tx, uint64_t *w)
     case TM_MODE_NOREC:
     case TM_MODE_OREC_LAZY:
         for (size_t i = 0; i < tx->wset.n; i++)
-            tm_watch_add(w, (uintptr_t)(tm_orec_of(tx->wset.e[i].word) - tm_orecs));
+            tm_watch_add(w, tm_orec_index(tm_orec_of(tx->wset.e[i].word)));
         return true;
     case TM_MODE_GLWT:
     case TM_MODE_OREC_EAGER:
