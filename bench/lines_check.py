@@ -82,14 +82,20 @@ def case_orec_eager_disjoint(build):
                "not one orec release per commit")
         expect(c, c.get("orec", "commit") == 0, "the release counted as a second line")
         expect(c, c.get("serial", field="writes") == 0, "the serial lock was written")
-        expect(c, c.get("orec", field="handoffs") == 0, "an orec line moved between threads")
-        # Quiescence reads the other thread's descriptor line once per writing commit (but for
-        # the commits before the other thread registered its descriptor: on a loaded machine
-        # the second thread may start late).
-        expect(c, 0.5 * (t - 1) <= c.per_commit("qread") <= t - 1,
-               "quiescence did not read n-1 descriptors")
+        # A reader marks itself in an orec's readers' word the first time it reads it (read
+        # phase): a few words at the start, nothing per transaction.
+        expect(c, c.get("orec", "read", "writes") <= 16, "readers' marks beyond the first reads")
+        expect(c, c.get("orec", field="handoffs") <= 2, "orec lines moved between threads")
+        # Quiescence waits only for the readers of the orecs written (the readers' words): each
+        # thread's counter has none but its own, so no other descriptor's line is read.
+        expect(c, c.get("qread") <= 2, "quiescence read descriptors of threads that read nothing")
+    # A shared counter has both threads' marks: each commit reads the other's descriptor line
+    # (but for the commits before the other thread registered: it may start late).
+    c = run(build, "orec_eager", 2, ["--mode", "counter"], ops=False)
+    expect(c, 0.5 <= c.per_commit("qread") <= 1.0 + 1e-9,
+           "a writer of a shared word did not read the other reader's descriptor once a commit")
     # A transaction that promises not to privatize skips quiescence (tm_no_privatization).
-    c = run(build, "orec_eager", 2, ["--mode", "disjoint", "--promise", "1"])
+    c = run(build, "orec_eager", 2, ["--mode", "counter", "--promise", "1"])
     expect(c, c.get("qread") == 0, "a promising commit read other descriptors")
 
 
@@ -121,7 +127,10 @@ def case_read_only(build):
     for algo in ("gl_wt", "norec", "orec_eager", "orec_lazy"):
         c = run(build, algo, 2, ["--mode", "reads", "--n", "64", "--array", "shared"])
         for kind in ("clock", "orec", "serial", "serial_wait"):
-            expect(c, c.get(kind, field="writes") == 0, f"a read-only transaction wrote {kind}")
+            # orec_eager's readers mark each orec's readers' word the first time they read it
+            # (algo/orec_eager.c): at most once per thread and word read, not per transaction.
+            most = 2 * 64 + 8 if (algo, kind) == ("orec_eager", "orec") else 0
+            expect(c, c.get(kind, field="writes") <= most, f"a read-only transaction wrote {kind}")
         expect(c, near(c.per_commit("desc"), 1.0), "not one descriptor line per transaction")
 
 
