@@ -20,7 +20,10 @@
 #   adaptive, shared counter, 2 threads          89-116           ~270 (a speculative mode)
 #   orec_eager, 16 reads, 1 thread                  846          1231 (2026-11-26: dispatch
 #   orec_eager, 16 writes, 1 thread                1529          3296  order, inline lock,
-#                                                                       value-then-orec reads)
+#                                                                       value-then-orec reads;
+#                                                   910 / 1636 since 2026-11-27: the readers'
+#                                                                       word's test and the
+#                                                                       commit's look at them)
 # Instruction counts, not time: callgrind runs one thread at a time (--fair-sched=yes alternates
 # them), which keeps adaptive in its serial mode on the counter, as on the 2-core machines.
 # The 1-thread cases need membarrier(2), without which there is no bias (core/bias.c).

@@ -1,13 +1,14 @@
 /* tm_no_privatization (include/tmkit/privatize.h): a transaction's promise that it makes nothing
  * private, so that its commit need not wait for the transactions running beside it.
  *
- * Privatization safety costs a writer of the orec algorithms one wait per commit for every
- * attempt that was running when it committed (core/serial.c, tm_quiesce_ended; why the wait
- * cannot be avoided in general: docs/scaling.md). A program knows what the runtime cannot: which
- * of its transactions unlink shared data to use it with plain code afterwards. Those that do not
- * (counters, statistics, queue operations whose items stay shared) may say so, and their commits
- * return at once: disjoint writers then scale as with TMKIT_PRIVATIZATION=off, while the rest of
- * the program keeps the default.
+ * Privatization safety costs a writer of the orec algorithms one wait per commit for the
+ * attempts that were running when it committed (core/serial.c; orec_eager waits only for those
+ * that read a word it wrote, orec_lazy for all; why the wait cannot be avoided in general:
+ * docs/scaling.md). A program knows what the runtime cannot: which of its transactions unlink
+ * shared data to use it with plain code afterwards. Those that do not (counters, statistics,
+ * queue operations whose items stay shared) may say so, and their commits return at once even
+ * when other transactions read what they wrote, while the rest of the program keeps the
+ * default.
  *
  * The promise covers the outermost transaction that is running (its id), every attempt of it,
  * and nothing after it. A transaction that frees memory (free, delete: freed at commit) privatizes
