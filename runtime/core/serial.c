@@ -302,14 +302,15 @@ static bool tm_quiesce_one(tm_tx *self, tm_tx *t, uint64_t ts, bool by_attempts,
      * pass, that transaction no longer uses pre-ts state. The count is loaded before shared_ts,
      * so an attempt begun between the two loads shows as a changed count. */
     uint64_t n0 = by_attempts ? atomic_load_explicit(&t->attempts, memory_order_acquire) : 0;
-    /* relaxed: a hint for the caller (which readers' bits to keep), no order needed */
+    /* relaxed: a hint for the caller (which readers' bits to keep), no order needed. An
+     * inactive t does not enter the wait below (TM_TS_INACTIVE is above every ts), nor does one
+     * that began an attempt since (its count moved). */
     if (atomic_load_explicit(&t->shared_ts, memory_order_relaxed) != TM_TS_INACTIVE)
         *busy |= t->qbit;
     for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_acquire) < ts &&
                          (!by_attempts ||
                           atomic_load_explicit(&t->attempts, memory_order_acquire) == n0);
          i++) {
-        *busy |= t->qbit;
         if (TM_UNLIKELY(tm_stats_on) && !*w0)
             *w0 = tm_stats_now();
         /* adaptive changed algorithm: its drain already waited for every transaction that
