@@ -274,7 +274,8 @@ void tm_serial_release(tm_tx *tx)
 }
 
 static uint64_t tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, uint64_t only,
-                                bool by_attempts);
+                                bool by_attempts, uint64_t *w0);
+static void tm_quiesce_record(tm_tx *self, uint64_t w0);
 
 void tm_quiesce(tm_tx *self, uint64_t ts, void (*publish)(uint64_t ts))
 {
@@ -286,7 +287,9 @@ void tm_quiesce(tm_tx *self, uint64_t ts, void (*publish)(uint64_t ts))
                 publish(ts);
             /* from t on: the ones before it were past ts, and a transaction one of them began
              * since is no older than ts (published) or sees our writes */
-            tm_quiesce_from(self, ts, t, ~0ull, false);
+            uint64_t w0 = 0;
+            tm_quiesce_from(self, ts, t, ~0ull, false, &w0);
+            tm_quiesce_record(self, w0);
             return;
         }
 }
@@ -323,21 +326,25 @@ static bool tm_quiesce_one(tm_tx *self, tm_tx *t, uint64_t ts, bool by_attempts,
 }
 
 /* tm_quiesce from registry entry `start` on: every earlier one is past ts or finished. Only
- * descriptors whose qbit is in `only`. Returns the qbits of the descriptors that were inside a
- * transaction when we looked (all of `only` if the walk stopped early). */
+ * descriptors whose qbit is in `only`; *w0 as in tm_quiesce_one (the caller records the wait,
+ * once). Returns the qbits of the descriptors that were inside a transaction when we looked
+ * (all of `only` if the walk stopped early). */
 static uint64_t tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, uint64_t only,
-                                bool by_attempts)
+                                bool by_attempts, uint64_t *w0)
 {
-    uint64_t w0 = 0, busy = 0; /* w0: timed only when some transaction makes us wait */
+    uint64_t busy = 0;
     for (tm_tx *t = start; t; t = atomic_load_explicit(&t->next, memory_order_acquire))
         if (t != self && (t->qbit & only) &&
-            !tm_quiesce_one(self, t, ts, by_attempts, &w0, &busy)) {
-            busy = only;
-            break;
-        }
+            !tm_quiesce_one(self, t, ts, by_attempts, w0, &busy))
+            return only;
+    return busy;
+}
+
+/* The quiescence wait's cycles, if some transaction made us wait (w0: when it began). */
+static void tm_quiesce_record(tm_tx *self, uint64_t w0)
+{
     if (w0)
         tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
-    return busy;
 }
 
 /* Quiescence by attempts, for orec_eager: its commit times run ahead of its clock, which only a
@@ -370,10 +377,9 @@ void tm_quiesce_ended(tm_tx *self, uint64_t ts)
         }
     }
     if (want & 1) /* bit 0: the descriptors without a bit of their own */
-        busy |= tm_quiesce_from(self, ts, tm_registry_head(), 1, true);
+        busy |= tm_quiesce_from(self, ts, tm_registry_head(), 1, true, &w0);
 done:
-    if (w0)
-        tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
+    tm_quiesce_record(self, w0);
     self->oreaders &= ~busy;
 }
 
