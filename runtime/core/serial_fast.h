@@ -37,6 +37,8 @@ TM_HIDDEN bool tm_serial_poll_wait(bool (*trylock)(void));
 TM_HIDDEN void tm_serial_handoff(tm_tx *holder, uint32_t unlocks); /* an unlock found 3 */
 TM_HIDDEN bool tm_serial_crowded(void); /* waiters wait passively: no spare CPU to spin on
                                         * (the waiters' last reading) */
+TM_HIDDEN bool tm_serial_crowded_now(void); /* the same, reading the load if it is old: for
+                                            * threads about to spin (ext/wait.c) */
 
 #define TM_CM_WINDOW 128u
 

@@ -133,6 +133,7 @@ static bool tm_serial_crowd_check(bool refresh)
 }
 
 bool tm_serial_crowded(void) { return tm_serial_crowd_check(false); }
+bool tm_serial_crowded_now(void) { return tm_serial_crowd_check(true); }
 
 static bool tm_serial_spin(bool (*trylock)(void))
 {

@@ -161,7 +161,7 @@ typedef struct tm_ext_state {
     _Atomic uint32_t waiting; /* 1: the owner sleeps in tm_retry/tm_cond_wait, wake it */
     _Atomic uint32_t wake;    /* futex word: every wake-up bumps it */
     _Atomic uint32_t watch_all; /* 1: no read set known, any writing commit wakes it */
-    uint32_t pad_;
+    _Atomic uint32_t asleep;  /* 1: the owner is in (or about to enter) its futex wait on wake */
     _Atomic uint64_t watch[TM_WATCH_WORDS]; /* what the attempt read (orec-index filter) */
     /* Owner only. */
     uint8_t req;           /* enum tm_wait_req: set by the request, consumed by the cancel */
@@ -172,6 +172,7 @@ typedef struct tm_ext_state {
     _Atomic uint32_t *cond_seq;
     uint64_t deadline;     /* CLOCK_MONOTONIC ns to wake at anyway (0: none) */
     uint32_t wake_val;     /* TM_WAIT_RETRY: ext.wake before the wait was published */
+    uint32_t idle_wakes;   /* this writer's commits in a row that found no waiter (wake.c) */
     bool sleep_skip;       /* what the attempt read changed already: run again at once */
     struct tm_site *sleep_site; /* the statistics' site of the waiting transaction, or NULL */
     /* Deferred counters (ext/counter.c): this descriptor's share of every counter, under a

@@ -31,6 +31,14 @@ TM_HIDDEN bool tm_barrier_all(void);
  * phase, ~1.1x without, 2026-11-24). */
 extern _Atomic uint32_t tm_wait_sleepers TM_HIDDEN;
 
+/* wait.c: threads waiting in tm_retry (the flag TM_RWAIT_RETRY may outlive them: wait.c). A
+ * writer that sees the flag fences and reads the count; after TM_WAIT_LINGER of its commits in
+ * a row that found it at 0 it lowers the flag (tm_wait_linger_end). 256 commits of a fence and
+ * a shared load cost about what one membarrier costs here (~10 us). */
+extern _Atomic uint32_t tm_wait_count TM_HIDDEN;
+#define TM_WAIT_LINGER 256u
+TM_HIDDEN void tm_wait_linger_end(void);
+
 /* wait.c: the cancel of an attempt that asked to wait (never returns). */
 TM_HIDDEN __attribute__((noreturn)) void tm_wait_and_restart(tm_tx *tx);
 /* wait.c: fork child: no thread of the child waits. */
@@ -40,9 +48,9 @@ TM_HIDDEN void tm_wait_fork_child(void);
  * whose watch the commit's writes may touch. */
 TM_HIDDEN void tm_wait_wake(tm_tx *tx);
 
-/* A writing commit's test: does anybody wait? Relaxed: waiters publish themselves and then
- * force a barrier on every thread (membarrier, wait.c) before they check their read set, so a
- * commit that misses the flag here wrote before that barrier and the waiter sees its writes. */
+/* A writing commit's test: does anybody wait? Relaxed: the waiter that raises the flag forces
+ * a barrier on every thread (membarrier, wait.c) before it checks its read set, so a commit
+ * that misses the flag here wrote before that barrier and the waiter sees its writes. */
 static inline void tm_wait_check_commit(tm_tx *tx)
 {
     uint32_t r = atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed);

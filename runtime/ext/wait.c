@@ -11,9 +11,9 @@
  *     read (NOrec's value log, the orec algorithms' read sets), or "anything" where the mode
  *     keeps no read set (gl_wt, serial, biased); for tm_cond_wait, the condition's sequence
  *     number as the attempt read it;
- *  2. publishes itself (tm_retry: ext.waiting and bit TM_RWAIT_RETRY of tm_serial_rwait, which
- *     every writing commit tests; tm_cond_wait: the condition's waiter count) and forces a full
- *     barrier on every thread (membarrier, where available; writers then need no fence);
+ *  2. publishes itself (tm_retry: ext.waiting, the count of waiters and bit TM_RWAIT_RETRY of
+ *     tm_serial_rwait, which every writing commit tests; tm_cond_wait: the condition's waiter
+ *     count) and fences (see "the flag" below);
  *  3. checks that what the attempt read is still current (an exclusive attempt's always is;
  *     a speculative one compares values, orec versions or gl_wt's clock): if not, something
  *     it waits for already changed, and it restarts at once;
@@ -24,6 +24,14 @@
  *  5. runs the transaction again from its start.
  * Steps 2-3 against a writer's commit-then-test form a Dekker handshake: either the writer
  * sees the waiter and wakes it, or the waiter sees the writer's writes and does not sleep.
+ * The flag: writing commits test bit TM_RWAIT_RETRY with a plain load and no fence (ext.h), so
+ * the waiter that raises it must force a full barrier on every thread (membarrier), after which
+ * every writer either sees the bit or wrote before the barrier. A writer that sees the bit fences
+ * and reads the count of waiters (wake.c): fences on both sides, a waiter needs no barrier of
+ * others' while the bit has stayed up since such a barrier. So the bit outlives its waiters: it
+ * is lowered only by a writer that found the count at 0 for TM_WAIT_LINGER of its commits in a
+ * row (a producer and a consumer that take turns to wait raise it once, not at every wait: a
+ * membarrier is an interrupt to every CPU that runs the program, tens of microseconds at 64).
  * Writes made outside transactions never wake a waiter (as in Haskell's STM).
  * A transaction that went irrevocable before it asked cannot be rolled back: that stops the
  * program with a message, as a cancel would. */
@@ -38,15 +46,21 @@
 
 #include "ext.h"
 #include "../algo/orec.h"
+#include "../core/serial_fast.h"
 #include "../stats/stats.h"
 
 TM_HIDDEN __attribute__((noreturn)) void tm_restart_waiting(tm_tx *tx, void (*sleep)(tm_tx *));
 extern tm_line64 tm_gl_clock_line TM_HIDDEN;
 
-/* Threads waiting in tm_retry; bit TM_RWAIT_RETRY mirrors "nonzero", under the lock (waits
- * are rare and sleep anyway: a mutex keeps the count and the bit in step). */
+#define TM_WAIT_SPIN 10000u /* TSC cycles (~4 us) a waiter polls its word before it sleeps */
+
+/* Threads waiting in tm_retry (wake.c reads it). Bit TM_RWAIT_RETRY is up while the count is
+ * nonzero and for a while after (see the top); the lock orders raising and lowering it against
+ * the count (waits sleep anyway). tm_wait_fenced, under the lock: the bit is up and every thread
+ * has passed a full barrier since it went up. */
 static pthread_mutex_t tm_wait_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t tm_wait_count;
+_Atomic uint32_t tm_wait_count;
+static bool tm_wait_fenced;
 /* Threads asleep in any wait (tm_retry or tm_cond_wait): read by the serial lock (ext.h). */
 _Atomic uint32_t tm_wait_sleepers;
 
@@ -115,35 +129,57 @@ static bool tm_wait_reads_current(tm_tx *tx)
 /* Makes this thread's wait visible to every later writer (step 2). */
 static void tm_wait_publish(tm_tx *tx)
 {
-    atomic_store_explicit(&tx->ext.waiting, 1, memory_order_seq_cst);
+    /* relaxed: the count's increment below releases it (and the watch) to a writer that
+     * reads the count with acquire (wake.c). */
+    atomic_store_explicit(&tx->ext.waiting, 1, memory_order_relaxed);
     pthread_mutex_lock(&tm_wait_lock);
-    if (tm_wait_count++ == 0)
+    /* seq_cst: our half of the handshake with a writer's fence and load of the count. */
+    atomic_fetch_add_explicit(&tm_wait_count, 1, memory_order_seq_cst);
+    if (!(atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY)) {
+        /* seq_cst: ordered before the barrier below, as the bias grant's check needs
+         * (core/bias.c: tm_bias_grant). */
         atomic_fetch_or_explicit(&tm_serial_rwait, TM_RWAIT_RETRY, memory_order_seq_cst);
+        tm_wait_fenced = false;
+    }
+    bool fenced = tm_wait_fenced;
     pthread_mutex_unlock(&tm_wait_lock);
+    /* The bit is up and cannot go down while we count (tm_wait_linger_end). A barrier on every
+     * thread: a writer that tested the bit before it was up wrote before the barrier. */
+    if (!fenced && tm_barrier_all()) {
+        pthread_mutex_lock(&tm_wait_lock);
+        tm_wait_fenced = true;
+        pthread_mutex_unlock(&tm_wait_lock);
+    }
+    /* Our own fence, against writers that see the bit (or that always fence: no membarrier). */
+    atomic_thread_fence(memory_order_seq_cst);
 }
 
 static void tm_wait_unpublish(tm_tx *tx)
 {
     atomic_store_explicit(&tx->ext.waiting, 0, memory_order_relaxed);
-    pthread_mutex_lock(&tm_wait_lock);
-    if (--tm_wait_count == 0)
+    /* relaxed: a writer that reads the old count only walks the descriptors for nothing. The
+     * bit stays up (see the top). */
+    atomic_fetch_sub_explicit(&tm_wait_count, 1, memory_order_relaxed);
+}
+
+void tm_wait_linger_end(void)
+{
+    /* trylock: called from commits, which must not block here; another thread will do it. */
+    if (pthread_mutex_trylock(&tm_wait_lock) != 0)
+        return;
+    if (atomic_load_explicit(&tm_wait_count, memory_order_relaxed) == 0) {
+        /* relaxed: a waiter raises it again under the lock, with its own barrier. */
         atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_RETRY, memory_order_relaxed);
+        tm_wait_fenced = false;
+    }
     pthread_mutex_unlock(&tm_wait_lock);
 }
 
-/* Every thread passes a full barrier: writers test the flag with a plain load after their
- * writes (tm_wait_check_commit), so their writes before the barrier are seen by our check,
- * and their tests after it see the flag. Without membarrier, writers fence (wake.c). */
-static void tm_wait_barrier(void)
+/* Sleeps on the futex while *word == val, until the deadline (0: none). True if it changed. */
+static bool tm_wait_futex(_Atomic uint32_t *word, uint32_t val, uint64_t deadline)
 {
-    if (!tm_barrier_all())
-        atomic_thread_fence(memory_order_seq_cst);
-}
-
-/* Sleeps while *word == val, until the deadline (0: none). True if the word changed. */
-static bool tm_wait_sleep(_Atomic uint32_t *word, uint32_t val, uint64_t deadline)
-{
-    while (atomic_load_explicit(word, memory_order_acquire) == val) {
+    /* seq_cst: after the caller's `asleep` store, against a waker's bump-then-load (wake.c). */
+    while (atomic_load_explicit(word, memory_order_seq_cst) == val) {
         struct timespec ts, *tp = NULL;
         if (deadline) {
             if (tm_wait_now_ns() >= deadline)
@@ -161,6 +197,42 @@ static bool tm_wait_sleep(_Atomic uint32_t *word, uint32_t val, uint64_t deadlin
     return true;
 }
 
+/* Polls *word for up to TM_WAIT_SPIN cycles while there is a spare CPU: true if it changed.
+ * A thread that waits for its partner's next commit (a token passed back and forth, a
+ * producer one item ahead of its consumer) is woken within a microsecond or two, where a
+ * futex sleep and wake-up cost ~10-20 us and two system calls. The waiter polls its own line,
+ * which writers only read until the one that wakes it. */
+static bool tm_wait_spin(_Atomic uint32_t *word, uint32_t val)
+{
+    if (tm_serial_crowded_now())
+        return false;
+    uint64_t t0 = __builtin_ia32_rdtsc();
+    do {
+        for (int i = 0; i < 8; i++)
+            __builtin_ia32_pause();
+        /* acquire: as after a futex wait, the waker's commit is visible. */
+        if (atomic_load_explicit(word, memory_order_acquire) != val)
+            return true;
+    } while (__builtin_ia32_rdtsc() - t0 < TM_WAIT_SPIN);
+    return false;
+}
+
+/* Sleeps while *word == val, until the deadline (0: none). True if the word changed.
+ * `asleep` (tm_retry's, or NULL): set around the futex waits, so that a waker that finds it
+ * clear skips the FUTEX_WAKE (wake.c). */
+static bool tm_wait_sleep(_Atomic uint32_t *word, uint32_t val, uint64_t deadline,
+                          _Atomic uint32_t *asleep)
+{
+    if (tm_wait_spin(word, val)) /* a deadline passes a spin's length late at most */
+        return true;
+    if (asleep) /* seq_cst: then the load below; the waker bumps the word, then loads this. */
+        atomic_store_explicit(asleep, 1, memory_order_seq_cst);
+    bool r = tm_wait_futex(word, val, deadline);
+    if (asleep)
+        atomic_store_explicit(asleep, 0, memory_order_relaxed);
+    return r;
+}
+
 /* The sleep of a request, between the rollback and the new attempt (tm_restart_waiting). */
 static void tm_wait_sleep_req(tm_tx *tx)
 {
@@ -173,10 +245,10 @@ static void tm_wait_sleep_req(tm_tx *tx)
     /* relaxed: a hint for the serial lock's waiters (ext.h), no order needed. */
     atomic_fetch_add_explicit(&tm_wait_sleepers, 1, memory_order_relaxed);
     if (e->cond_seq) {
-        woken = e->sleep_skip || tm_wait_sleep(e->cond_seq, e->cond_val, e->deadline);
+        woken = e->sleep_skip || tm_wait_sleep(e->cond_seq, e->cond_val, e->deadline, NULL);
         atomic_fetch_sub_explicit((_Atomic uint32_t *)(e->cond_seq + 1), 1, memory_order_relaxed);
     } else {
-        woken = e->sleep_skip || tm_wait_sleep(&e->wake, e->wake_val, e->deadline);
+        woken = e->sleep_skip || tm_wait_sleep(&e->wake, e->wake_val, e->deadline, &e->asleep);
         tm_wait_unpublish(tx);
     }
     atomic_fetch_sub_explicit(&tm_wait_sleepers, 1, memory_order_relaxed);
@@ -208,7 +280,6 @@ void tm_wait_and_restart(tm_tx *tx)
         e->wake_val = atomic_load_explicit(&e->wake, memory_order_acquire);
         tm_wait_watch(tx);
         tm_wait_publish(tx);
-        tm_wait_barrier();
         tm_bias_revoke(tx); /* biased commits do not wake sleepers (core/bias.c: tm_bias_grant) */
     } else {
         /* The waiter count sits next to the sequence number (tm_cond_t, include/tmkit/wait.h).
@@ -224,7 +295,8 @@ void tm_wait_fork_child(void)
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed))
         atomic_store_explicit(&t->ext.waiting, 0, memory_order_relaxed);
     pthread_mutex_init(&tm_wait_lock, NULL);
-    tm_wait_count = 0;
+    atomic_store_explicit(&tm_wait_count, 0, memory_order_relaxed);
+    tm_wait_fenced = false;
     atomic_store_explicit(&tm_wait_sleepers, 0, memory_order_relaxed);
     atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_RETRY, memory_order_relaxed);
 }

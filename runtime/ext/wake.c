@@ -8,8 +8,9 @@
  * writer that ran GCC's uninstrumented code) matches everything. A false match costs the
  * waiter one re-run of its transaction (the statistics count them: retry_spurious); a missed
  * one cannot happen, since every word written maps to its bit.
- * Cost: nothing unless some thread waits (one relaxed load per writing commit, ext.h);
- * otherwise a walk over the descriptors (O(threads ever alive)) per writing commit. */
+ * Cost: nothing unless some thread waits (one relaxed load per writing commit, ext.h); a fence
+ * and a load of the waiters' count while the flag outlives them (wait.c); otherwise a walk over
+ * the descriptors (O(threads ever alive)) per writing commit. */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -49,6 +50,18 @@ static bool tm_wrote_nothing(const tm_tx *tx)
 
 void tm_wait_wake(tm_tx *tx)
 {
+    /* seq_cst fence, then the count: the writer's half of the handshake with a waiter that
+     * published without a barrier of ours (wait.c, "the flag"); acquire: its increment
+     * releases its watch and `waiting`. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&tm_wait_count, memory_order_acquire) == 0) {
+        if (++tx->ext.idle_wakes >= TM_WAIT_LINGER) {
+            tx->ext.idle_wakes = 0;
+            tm_wait_linger_end();
+        }
+        return;
+    }
+    tx->ext.idle_wakes = 0;
     if (tm_wrote_nothing(tx))
         return;
     uint64_t w[TM_WATCH_WORDS] = {0};
@@ -63,8 +76,11 @@ void tm_wait_wake(tm_tx *tx)
             hit = (atomic_load_explicit(&t->ext.watch[k], memory_order_relaxed) & w[k]) != 0;
         if (!hit)
             continue;
-        /* release: the waiter's acquire load of the word after waking sees our commit. */
-        atomic_fetch_add_explicit(&t->ext.wake, 1, memory_order_release);
-        syscall(SYS_futex, &t->ext.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        /* seq_cst: release, so the waiter's acquire load of the word sees our commit, and our
+         * half of the handshake with its `asleep` store and recheck (wait.c: a waiter still
+         * polling needs no system call). */
+        atomic_fetch_add_explicit(&t->ext.wake, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&t->ext.asleep, memory_order_seq_cst))
+            syscall(SYS_futex, &t->ext.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
 }
