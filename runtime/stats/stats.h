@@ -35,12 +35,12 @@
                           "an irrevocable transaction to finish before starting)")            \
     X(cycles_quiesce_wait, "TSC cycles a committed writer waited for concurrent transactions " \
                            "(privatization safety)")                                          \
-    X(retry_sleeps, "waits that slept (tm_retry, tm_cond_wait; not those whose reads had "   \
-                    "changed already)")                                                       \
+    X(retry_sleeps, "waits that waited: polled, then slept (tm_retry, tm_cond_wait; not "    \
+                    "those whose reads had changed already)")                                 \
     X(retry_wakeups, "sleeps ended by a commit or a signal (not by the deadline)")            \
     X(retry_spurious, "waits right after a wake-up: the wake-up did not give the transaction " \
                       "what it waited for")                                                   \
-    X(cycles_asleep, "TSC cycles asleep in waits (every wait, not sampled)")                 \
+    X(cycles_asleep, "TSC cycles in waits, polls included (every wait, not sampled)")        \
     X(group_enters, "tm_group_enter calls: lock groups taken in shared mode before a "       \
                     "transaction (the site is the call)")                                    \
     X(group_locks, "tm_group_lock calls: lock groups taken exclusively by a non-revocable "   \
