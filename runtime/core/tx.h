@@ -161,7 +161,7 @@ typedef struct tm_ext_state {
     _Atomic uint32_t waiting; /* 1: the owner sleeps in tm_retry/tm_cond_wait, wake it */
     _Atomic uint32_t wake;    /* futex word: every wake-up bumps it */
     _Atomic uint32_t watch_all; /* 1: no read set known, any writing commit wakes it */
-    _Atomic uint32_t asleep;  /* 1: the owner is in (or about to enter) its futex wait on wake */
+    _Atomic uint32_t asleep;  /* nonzero: the owner is in (or entering) its futex wait on wake */
     _Atomic uint64_t watch[TM_WATCH_WORDS]; /* what the attempt read (orec-index filter) */
     /* Owner only. */
     uint8_t req;           /* enum tm_wait_req: set by the request, consumed by the cancel */

@@ -1,16 +1,17 @@
 /* tm_cond_t: condition variables for transactions (include/tmkit/wait.h).
  *
- * A condition is a sequence number and a waiter count (two 32-bit words, in that order). A
- * waiter reads the number through its transaction, together with the predicate it found false,
- * then cancels (wait.c): its attempt is rolled back and it sleeps on the number's futex while
- * the number is unchanged. A signal bumps the number and, if anybody waits, wakes one waiter
- * (tm_cond_signal) or all (tm_cond_broadcast); inside a transaction it does so when the
- * transaction commits, never for an attempt that rolls back.
- * No lost wake-up: the waiter raises the count (a seq_cst RMW) before it checks that what it
- * read is current (wait.c), and the signaller bumps the number (a seq_cst RMW) after its commit
- * made the predicate true, before it reads the count. Either the waiter sees the predicate's
- * change and runs again at once, or the signaller sees the waiter, and the bumped number makes
- * the waiter's futex wait return or wakes it. */
+ * A condition is a sequence number and a count of sleepers (two 32-bit words, in that order).
+ * A waiter reads the number through its transaction, together with the predicate it found
+ * false, then cancels (wait.c): its attempt is rolled back, it polls the number for a few
+ * microseconds and then sleeps on its futex while it is unchanged. A signal bumps the number
+ * and, if anybody sleeps, wakes one sleeper (tm_cond_signal) or all (tm_cond_broadcast); inside
+ * a transaction it does so when the transaction commits, never for an attempt that rolls back.
+ * No lost wake-up: the signal comes after the commit that made the predicate true, so a waiter
+ * whose attempt read the number before the bump sees the bump (the futex compares the number
+ * too); the sleeper raises the count (a seq_cst RMW) before its last look at the number, and
+ * the signaller bumps the number (a seq_cst RMW) before it reads the count: either the sleeper
+ * sees the new number, or the signaller sees the sleeper and wakes it. A waiter still polling
+ * costs the signal no system call. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>

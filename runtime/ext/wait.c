@@ -178,7 +178,8 @@ void tm_wait_linger_end(void)
 /* Sleeps on the futex while *word == val, until the deadline (0: none). True if it changed. */
 static bool tm_wait_futex(_Atomic uint32_t *word, uint32_t val, uint64_t deadline)
 {
-    /* seq_cst: after the caller's `asleep` store, against a waker's bump-then-load (wake.c). */
+    /* seq_cst: after the caller's raise of its sleepers' count, against a waker's bump of the
+     * word and load of the count (wake.c, cond.c). */
     while (atomic_load_explicit(word, memory_order_seq_cst) == val) {
         struct timespec ts, *tp = NULL;
         if (deadline) {
@@ -218,18 +219,18 @@ static bool tm_wait_spin(_Atomic uint32_t *word, uint32_t val)
 }
 
 /* Sleeps while *word == val, until the deadline (0: none). True if the word changed.
- * `asleep` (tm_retry's, or NULL): set around the futex waits, so that a waker that finds it
- * clear skips the FUTEX_WAKE (wake.c). */
+ * `sleepers` (tm_retry's ext.asleep, a condition's second word): raised around the futex
+ * waits, so that a waker that finds it 0 skips the FUTEX_WAKE (wake.c, cond.c). */
 static bool tm_wait_sleep(_Atomic uint32_t *word, uint32_t val, uint64_t deadline,
-                          _Atomic uint32_t *asleep)
+                          _Atomic uint32_t *sleepers)
 {
     if (tm_wait_spin(word, val)) /* a deadline passes a spin's length late at most */
         return true;
-    if (asleep) /* seq_cst: then the load below; the waker bumps the word, then loads this. */
-        atomic_store_explicit(asleep, 1, memory_order_seq_cst);
+    /* seq_cst: then the word's load (tm_wait_futex); the waker bumps the word, then loads this. */
+    atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
     bool r = tm_wait_futex(word, val, deadline);
-    if (asleep)
-        atomic_store_explicit(asleep, 0, memory_order_relaxed);
+    /* relaxed: a waker that still sees us makes one FUTEX_WAKE for nothing. */
+    atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
     return r;
 }
 
@@ -245,8 +246,9 @@ static void tm_wait_sleep_req(tm_tx *tx)
     /* relaxed: a hint for the serial lock's waiters (ext.h), no order needed. */
     atomic_fetch_add_explicit(&tm_wait_sleepers, 1, memory_order_relaxed);
     if (e->cond_seq) {
-        woken = e->sleep_skip || tm_wait_sleep(e->cond_seq, e->cond_val, e->deadline, NULL);
-        atomic_fetch_sub_explicit((_Atomic uint32_t *)(e->cond_seq + 1), 1, memory_order_relaxed);
+        /* The sleepers' count sits next to the number (tm_cond_t, include/tmkit/wait.h). */
+        woken = e->sleep_skip || tm_wait_sleep(e->cond_seq, e->cond_val, e->deadline,
+                                               e->cond_seq + 1);
     } else {
         woken = e->sleep_skip || tm_wait_sleep(&e->wake, e->wake_val, e->deadline, &e->asleep);
         tm_wait_unpublish(tx);
@@ -281,11 +283,9 @@ void tm_wait_and_restart(tm_tx *tx)
         tm_wait_watch(tx);
         tm_wait_publish(tx);
         tm_bias_revoke(tx); /* biased commits do not wake sleepers (core/bias.c: tm_bias_grant) */
-    } else {
-        /* The waiter count sits next to the sequence number (tm_cond_t, include/tmkit/wait.h).
-         * A seq_cst RMW, as the signaller's bump of the number: no barrier needed (cond.c). */
-        atomic_fetch_add_explicit((_Atomic uint32_t *)(e->cond_seq + 1), 1, memory_order_seq_cst);
     }
+    /* tm_cond_wait publishes nothing before the check: its futex word is the number itself, and
+     * a signal after the check bumps it (cond.c). */
     e->sleep_skip = !tm_wait_reads_current(tx);
     tm_restart_waiting(tx, tm_wait_sleep_req);
 }

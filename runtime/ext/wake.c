@@ -77,8 +77,8 @@ void tm_wait_wake(tm_tx *tx)
         if (!hit)
             continue;
         /* seq_cst: release, so the waiter's acquire load of the word sees our commit, and our
-         * half of the handshake with its `asleep` store and recheck (wait.c: a waiter still
-         * polling needs no system call). */
+         * half of the handshake with its raise of `asleep` and its recheck (wait.c: a waiter
+         * still polling needs no system call). */
         atomic_fetch_add_explicit(&t->ext.wake, 1, memory_order_seq_cst);
         if (atomic_load_explicit(&t->ext.asleep, memory_order_seq_cst))
             syscall(SYS_futex, &t->ext.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
