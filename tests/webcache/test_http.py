@@ -8,6 +8,8 @@ The server is started with --port 0 and the port read from its one startup line.
 (set by ctest): TMKIT_ALGO / LD_LIBRARY_PATH pass through to the server; EXPECT_LIBITM=DIR
 checks that the libitm.so.1 mapped by the tm build comes from DIR; TM_STATS=1 runs the main
 server with TMKIT_STATS=<file> and checks that no transaction went serial-irrevocable.
+The timeout, expiry and --procs tests, which mostly wait (~4 s of timeouts and sleeps), run
+beside the main server's tests, each on a server of its own.
 """
 import json
 import os
@@ -15,10 +17,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_harness import LINK_HOST, Server, check, expect_error, failures, finish, mask_time  # noqa: E402
+from http_harness import (LINK_HOST, Server, check, expect_error, failures, finish,  # noqa: E402
+                          guarded, mask_time)
 
 PAGES = ["3/printf", "3/malloc", "3/strlen", "3/memcpy", "3/pthread_create", "3/fopen",
          "3/qsort", "3/strtol", "3/queue", "3/errno", "3/CIRCLEQ_EMPTY", "2/open", "2/read",
@@ -235,6 +239,12 @@ def main():
         statsdir = tempfile.mkdtemp(prefix="webcache-tmstats-")
         statsfile = os.path.join(statsdir, "profile.json")
         env["TMKIT_STATS"] = statsfile
+    # the waiting tests, each with its own server, beside the main server's (an exception in
+    # one is a failure, as guarded() records it)
+    side = [threading.Thread(target=guarded, args=(fn, binary))
+            for fn in (test_timeouts, test_limits_and_expiry if caching else None, test_procs) if fn]
+    for t in side:
+        t.start()
     srv = Server(binary, "--threads", "4", env=env)
     refenv = {k: v for k, v in os.environ.items() if not k.startswith(("TMKIT", "LD_"))}
     ref_srv = Server(ref, env=refenv)
@@ -250,10 +260,8 @@ def main():
         if os.path.exists(statsfile):
             os.unlink(statsfile)
         os.rmdir(statsdir)
-    test_timeouts(binary)
-    if caching:
-        test_limits_and_expiry(binary)
-    test_procs(binary)
+    for t in side:
+        t.join()
     return finish()
 
 
