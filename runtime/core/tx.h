@@ -173,6 +173,7 @@ typedef struct tm_ext_state {
     uint64_t deadline;     /* CLOCK_MONOTONIC ns to wake at anyway (0: none) */
     uint32_t wake_val;     /* TM_WAIT_RETRY: ext.wake before the wait was published */
     uint32_t idle_wakes;   /* this writer's commits in a row that found no waiter (wake.c) */
+    uint32_t wait_slot;    /* TM_WAIT_RETRY: its slot in tm_wait_slot, or TM_WAIT_SLOTS */
     bool sleep_skip;       /* what the attempt read changed already: run again at once */
     struct tm_site *sleep_site; /* the statistics' site of the waiting transaction, or NULL */
     /* Deferred counters (ext/counter.c): this descriptor's share of every counter, under a

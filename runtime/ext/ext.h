@@ -39,6 +39,15 @@ extern _Atomic uint32_t tm_wait_count TM_HIDDEN;
 #define TM_WAIT_LINGER 256u
 TM_HIDDEN void tm_wait_linger_end(void);
 
+/* wait.c: the waiting descriptors, so that a writer visits the waiters, not every descriptor.
+ * A waiter takes the lowest free slot under the waiters' lock before it raises the count;
+ * tm_wait_slots_hi is one past the highest slot ever taken. A waiter that finds none free
+ * counts itself in tm_wait_overflow instead, and writers then walk the registry. */
+#define TM_WAIT_SLOTS 64u
+extern tm_tx *_Atomic tm_wait_slot[TM_WAIT_SLOTS] TM_HIDDEN;
+extern _Atomic uint32_t tm_wait_slots_hi TM_HIDDEN;
+extern _Atomic uint32_t tm_wait_overflow TM_HIDDEN;
+
 /* wait.c: the cancel of an attempt that asked to wait (never returns). */
 TM_HIDDEN __attribute__((noreturn)) void tm_wait_and_restart(tm_tx *tx);
 /* wait.c: fork child: no thread of the child waits. */

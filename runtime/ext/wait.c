@@ -61,6 +61,27 @@ extern tm_line64 tm_gl_clock_line TM_HIDDEN;
 static pthread_mutex_t tm_wait_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic uint32_t tm_wait_count;
 static bool tm_wait_fenced;
+/* ext.h: the waiting descriptors' slots (written under the lock, read by writers without it). */
+tm_tx *_Atomic tm_wait_slot[TM_WAIT_SLOTS];
+_Atomic uint32_t tm_wait_slots_hi;
+_Atomic uint32_t tm_wait_overflow;
+
+/* Under the lock: a slot for tx, or the overflow count. relaxed stores: the count's seq_cst
+ * increment after them releases them to writers that read the count with acquire. */
+static void tm_wait_slot_take(tm_tx *tx)
+{
+    uint32_t hi = atomic_load_explicit(&tm_wait_slots_hi, memory_order_relaxed), i = 0;
+    while (i < TM_WAIT_SLOTS && atomic_load_explicit(&tm_wait_slot[i], memory_order_relaxed))
+        i++;
+    tx->ext.wait_slot = i;
+    if (i == TM_WAIT_SLOTS) {
+        atomic_fetch_add_explicit(&tm_wait_overflow, 1, memory_order_relaxed);
+        return;
+    }
+    atomic_store_explicit(&tm_wait_slot[i], tx, memory_order_relaxed);
+    if (i >= hi)
+        atomic_store_explicit(&tm_wait_slots_hi, i + 1, memory_order_relaxed);
+}
 /* Threads asleep in any wait (tm_retry or tm_cond_wait): read by the serial lock (ext.h). */
 _Atomic uint32_t tm_wait_sleepers;
 
@@ -133,6 +154,7 @@ static void tm_wait_publish(tm_tx *tx)
      * reads the count with acquire (wake.c). */
     atomic_store_explicit(&tx->ext.waiting, 1, memory_order_relaxed);
     pthread_mutex_lock(&tm_wait_lock);
+    tm_wait_slot_take(tx);
     /* seq_cst: our half of the handshake with a writer's fence and load of the count. */
     atomic_fetch_add_explicit(&tm_wait_count, 1, memory_order_seq_cst);
     if (!(atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY)) {
@@ -157,8 +179,14 @@ static void tm_wait_publish(tm_tx *tx)
 static void tm_wait_unpublish(tm_tx *tx)
 {
     atomic_store_explicit(&tx->ext.waiting, 0, memory_order_relaxed);
-    /* relaxed: a writer that reads the old count only walks the descriptors for nothing. The
-     * bit stays up (see the top). */
+    /* relaxed (all): a writer that still sees us in a slot, in the overflow or in the count
+     * only looks at us for nothing. The bit stays up (see the top). */
+    pthread_mutex_lock(&tm_wait_lock);
+    if (tx->ext.wait_slot < TM_WAIT_SLOTS)
+        atomic_store_explicit(&tm_wait_slot[tx->ext.wait_slot], NULL, memory_order_relaxed);
+    else
+        atomic_fetch_sub_explicit(&tm_wait_overflow, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&tm_wait_lock);
     atomic_fetch_sub_explicit(&tm_wait_count, 1, memory_order_relaxed);
 }
 
@@ -297,6 +325,10 @@ void tm_wait_fork_child(void)
     pthread_mutex_init(&tm_wait_lock, NULL);
     atomic_store_explicit(&tm_wait_count, 0, memory_order_relaxed);
     tm_wait_fenced = false;
+    for (uint32_t i = 0; i < TM_WAIT_SLOTS; i++)
+        atomic_store_explicit(&tm_wait_slot[i], NULL, memory_order_relaxed);
+    atomic_store_explicit(&tm_wait_slots_hi, 0, memory_order_relaxed);
+    atomic_store_explicit(&tm_wait_overflow, 0, memory_order_relaxed);
     atomic_store_explicit(&tm_wait_sleepers, 0, memory_order_relaxed);
     atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_RETRY, memory_order_relaxed);
 }

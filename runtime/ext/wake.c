@@ -9,8 +9,9 @@
  * waiter one re-run of its transaction (the statistics count them: retry_spurious); a missed
  * one cannot happen, since every word written maps to its bit.
  * Cost: nothing unless some thread waits (one relaxed load per writing commit, ext.h); a fence
- * and a load of the waiters' count while the flag outlives them (wait.c); otherwise a walk over
- * the descriptors (O(threads ever alive)) per writing commit. */
+ * and a load of the waiters' count while the flag outlives them (wait.c); otherwise, per
+ * writing commit, a look at each waiter's line found through the waiters' slots (ext.h; with
+ * more than TM_WAIT_SLOTS waiters, a walk over every descriptor). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -48,6 +49,26 @@ static bool tm_wrote_nothing(const tm_tx *tx)
            tx->undo.len == 0;
 }
 
+/* Wakes t if it waits for something the commit of tx wrote (w; all: unknown). */
+static void tm_wake_if(tm_tx *tx, tm_tx *t, const uint64_t *w, bool all)
+{
+    /* relaxed: a stale 0 here means it published after our writes, and then its own check sees
+     * them (wait.c). */
+    if (t == tx || !atomic_load_explicit(&t->ext.waiting, memory_order_relaxed))
+        return;
+    bool hit = all || atomic_load_explicit(&t->ext.watch_all, memory_order_relaxed);
+    for (int k = 0; !hit && k < TM_WATCH_WORDS; k++)
+        hit = (atomic_load_explicit(&t->ext.watch[k], memory_order_relaxed) & w[k]) != 0;
+    if (!hit)
+        return;
+    /* seq_cst: release, so the waiter's acquire load of the word sees our commit, and our half
+     * of the handshake with its raise of `asleep` and its recheck (wait.c: a waiter still
+     * polling needs no system call). */
+    atomic_fetch_add_explicit(&t->ext.wake, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&t->ext.asleep, memory_order_seq_cst))
+        syscall(SYS_futex, &t->ext.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 void tm_wait_wake(tm_tx *tx)
 {
     /* seq_cst fence, then the count: the writer's half of the handshake with a waiter that
@@ -66,21 +87,18 @@ void tm_wait_wake(tm_tx *tx)
         return;
     uint64_t w[TM_WATCH_WORDS] = {0};
     bool all = !tm_written(tx, w);
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
-        /* relaxed: the waiter published before its barrier (wait.c); a stale 0 here means it
-         * published after our writes, and then its own check sees them. */
-        if (t == tx || !atomic_load_explicit(&t->ext.waiting, memory_order_relaxed))
-            continue;
-        bool hit = all || atomic_load_explicit(&t->ext.watch_all, memory_order_relaxed);
-        for (int k = 0; !hit && k < TM_WATCH_WORDS; k++)
-            hit = (atomic_load_explicit(&t->ext.watch[k], memory_order_relaxed) & w[k]) != 0;
-        if (!hit)
-            continue;
-        /* seq_cst: release, so the waiter's acquire load of the word sees our commit, and our
-         * half of the handshake with its raise of `asleep` and its recheck (wait.c: a waiter
-         * still polling needs no system call). */
-        atomic_fetch_add_explicit(&t->ext.wake, 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&t->ext.asleep, memory_order_seq_cst))
-            syscall(SYS_futex, &t->ext.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    /* relaxed: the acquire load of the count above made every slot and overflow count of the
+     * waiters it counts visible; one that came later sees our writes in its own check. */
+    if (atomic_load_explicit(&tm_wait_overflow, memory_order_relaxed)) {
+        for (tm_tx *t = tm_registry_head(); t;
+             t = atomic_load_explicit(&t->next, memory_order_acquire))
+            tm_wake_if(tx, t, w, all);
+        return;
+    }
+    uint32_t hi = atomic_load_explicit(&tm_wait_slots_hi, memory_order_relaxed);
+    for (uint32_t i = 0; i < hi; i++) {
+        tm_tx *t = atomic_load_explicit(&tm_wait_slot[i], memory_order_relaxed);
+        if (t)
+            tm_wake_if(tx, t, w, all);
     }
 }
