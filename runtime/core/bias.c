@@ -62,7 +62,7 @@ static bool tm_membarrier(void)
     return syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
-/* A full barrier on every thread of the process, for other asymmetric handshakes (ext/wait.c);
+/* A full barrier on every thread of the process, for other asymmetric handshakes (ext/waiters.c);
  * false without membarrier, whose users then fence on both sides. */
 bool tm_barrier_asymmetric(void)
 {
@@ -202,8 +202,9 @@ void tm_bias_grant(tm_tx *self)
         atomic_load_explicit(&tm_serial_word, memory_order_relaxed) != 1)
         return; /* registered waiters (2): the unlock wakes one, which would revoke at once */
     uintptr_t none = 0;
-    /* seq_cst: our half of the Dekker pattern with a tm_retry waiter (ext/wait.c) (owner store, then the
-     * sleepers' load); the unlock that follows publishes the owner to the next holder. */
+    /* seq_cst: our half of the Dekker pattern with a tm_retry waiter (ext/waiters.c): owner
+     * store, then the sleepers' load; the unlock that follows publishes the owner to the next
+     * holder. */
     TM_LINES_AT(TM_LK_BIAS, TM_LP_COMMIT, &tm_bias_owner);
     if (!atomic_compare_exchange_strong_explicit(&tm_bias_owner, &none, (uintptr_t)self,
                                                  memory_order_seq_cst, memory_order_relaxed))

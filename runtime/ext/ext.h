@@ -31,7 +31,13 @@ TM_HIDDEN bool tm_barrier_all(void);
  * phase, ~1.1x without, 2026-11-24). */
 extern _Atomic uint32_t tm_wait_sleepers TM_HIDDEN;
 
-/* wait.c: threads waiting in tm_retry (the flag TM_RWAIT_RETRY may outlive them: wait.c). A
+/* waiters.c: a tm_retry waiter's publication before its check (step 2 in wait.c), and its
+ * withdrawal after the sleep; fork's child clears them all. */
+TM_HIDDEN void tm_wait_publish(tm_tx *tx);
+TM_HIDDEN void tm_wait_unpublish(tm_tx *tx);
+TM_HIDDEN void tm_waiters_fork_child(void);
+
+/* waiters.c: threads waiting in tm_retry (the flag TM_RWAIT_RETRY may outlive them). A
  * writer that sees the flag fences and reads the count; after TM_WAIT_LINGER of its commits in
  * a row that found it at 0 it lowers the flag (tm_wait_linger_end). 256 commits of a fence and
  * a shared load cost about what one membarrier costs here (~10 us). */
@@ -39,7 +45,7 @@ extern _Atomic uint32_t tm_wait_count TM_HIDDEN;
 #define TM_WAIT_LINGER 256u
 TM_HIDDEN void tm_wait_linger_end(void);
 
-/* wait.c: the waiting descriptors, so that a writer visits the waiters, not every descriptor.
+/* waiters.c: the waiting descriptors, so that a writer visits the waiters, not every one.
  * A waiter takes the lowest free slot under the waiters' lock before it raises the count;
  * tm_wait_slots_hi is one past the highest slot ever taken. A waiter that finds none free
  * counts itself in tm_wait_overflow instead, and writers then walk the registry. */
@@ -58,7 +64,7 @@ TM_HIDDEN void tm_wait_fork_child(void);
 TM_HIDDEN void tm_wait_wake(tm_tx *tx);
 
 /* A writing commit's test: does anybody wait? Relaxed: the waiter that raises the flag forces
- * a barrier on every thread (membarrier, wait.c) before it checks its read set, so a commit
+ * a barrier on every thread (membarrier, waiters.c) before it checks its read set, so a commit
  * that misses the flag here wrote before that barrier and the waiter sees its writes. */
 static inline void tm_wait_check_commit(tm_tx *tx)
 {

@@ -11,9 +11,10 @@
  *     read (NOrec's value log, the orec algorithms' read sets), or "anything" where the mode
  *     keeps no read set (gl_wt, serial, biased); for tm_cond_wait, the condition's sequence
  *     number as the attempt read it;
- *  2. publishes itself (tm_retry: ext.waiting, the count of waiters and bit TM_RWAIT_RETRY of
- *     tm_serial_rwait, which every writing commit tests; tm_cond_wait: the condition's waiter
- *     count) and fences (see "the flag" below);
+ *  2. tm_retry: publishes itself (ext.waiting, a slot, the count of waiters and bit
+ *     TM_RWAIT_RETRY of tm_serial_rwait, which every writing commit tests) and fences
+ *     (waiters.c); tm_cond_wait publishes nothing here: its futex word is the condition's
+ *     sequence number, which a later signal bumps (cond.c);
  *  3. checks that what the attempt read is still current (an exclusive attempt's always is;
  *     a speculative one compares values, orec versions or gl_wt's clock): if not, something
  *     it waits for already changed, and it restarts at once;
@@ -24,14 +25,8 @@
  *  5. runs the transaction again from its start.
  * Steps 2-3 against a writer's commit-then-test form a Dekker handshake: either the writer
  * sees the waiter and wakes it, or the waiter sees the writer's writes and does not sleep.
- * The flag: writing commits test bit TM_RWAIT_RETRY with a plain load and no fence (ext.h), so
- * the waiter that raises it must force a full barrier on every thread (membarrier), after which
- * every writer either sees the bit or wrote before the barrier. A writer that sees the bit fences
- * and reads the count of waiters (wake.c): fences on both sides, a waiter needs no barrier of
- * others' while the bit has stayed up since such a barrier. So the bit outlives its waiters: it
- * is lowered only by a writer that found the count at 0 for TM_WAIT_LINGER of its commits in a
- * row (a producer and a consumer that take turns to wait raise it once, not at every wait: a
- * membarrier is an interrupt to every CPU that runs the program, tens of microseconds at 64).
+ * The waiters' flag, count and slots, and why a waiter need not force a barrier on every
+ * thread each time: waiters.c.
  * Writes made outside transactions never wake a waiter (as in Haskell's STM).
  * A transaction that went irrevocable before it asked cannot be rolled back: that stops the
  * program with a message, as a cancel would. */
@@ -54,34 +49,6 @@ extern tm_line64 tm_gl_clock_line TM_HIDDEN;
 
 #define TM_WAIT_SPIN 10000u /* TSC cycles (~4 us) a waiter polls its word before it sleeps */
 
-/* Threads waiting in tm_retry (wake.c reads it). Bit TM_RWAIT_RETRY is up while the count is
- * nonzero and for a while after (see the top); the lock orders raising and lowering it against
- * the count (waits sleep anyway). tm_wait_fenced, under the lock: the bit is up and every thread
- * has passed a full barrier since it went up. */
-static pthread_mutex_t tm_wait_lock = PTHREAD_MUTEX_INITIALIZER;
-_Atomic uint32_t tm_wait_count;
-static bool tm_wait_fenced;
-/* ext.h: the waiting descriptors' slots (written under the lock, read by writers without it). */
-tm_tx *_Atomic tm_wait_slot[TM_WAIT_SLOTS];
-_Atomic uint32_t tm_wait_slots_hi;
-_Atomic uint32_t tm_wait_overflow;
-
-/* Under the lock: a slot for tx, or the overflow count. relaxed stores: the count's seq_cst
- * increment after them releases them to writers that read the count with acquire. */
-static void tm_wait_slot_take(tm_tx *tx)
-{
-    uint32_t hi = atomic_load_explicit(&tm_wait_slots_hi, memory_order_relaxed), i = 0;
-    while (i < TM_WAIT_SLOTS && atomic_load_explicit(&tm_wait_slot[i], memory_order_relaxed))
-        i++;
-    tx->ext.wait_slot = i;
-    if (i == TM_WAIT_SLOTS) {
-        atomic_fetch_add_explicit(&tm_wait_overflow, 1, memory_order_relaxed);
-        return;
-    }
-    atomic_store_explicit(&tm_wait_slot[i], tx, memory_order_relaxed);
-    if (i >= hi)
-        atomic_store_explicit(&tm_wait_slots_hi, i + 1, memory_order_relaxed);
-}
 /* Threads asleep in any wait (tm_retry or tm_cond_wait): read by the serial lock (ext.h). */
 _Atomic uint32_t tm_wait_sleepers;
 
@@ -146,62 +113,6 @@ static bool tm_wait_reads_current(tm_tx *tx)
 }
 
 /* ---- publishing and sleeping -------------------------------------------------------------- */
-
-/* Makes this thread's wait visible to every later writer (step 2). */
-static void tm_wait_publish(tm_tx *tx)
-{
-    /* relaxed: the count's increment below releases it (and the watch) to a writer that
-     * reads the count with acquire (wake.c). */
-    atomic_store_explicit(&tx->ext.waiting, 1, memory_order_relaxed);
-    pthread_mutex_lock(&tm_wait_lock);
-    tm_wait_slot_take(tx);
-    /* seq_cst: our half of the handshake with a writer's fence and load of the count. */
-    atomic_fetch_add_explicit(&tm_wait_count, 1, memory_order_seq_cst);
-    if (!(atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY)) {
-        /* seq_cst: ordered before the barrier below, as the bias grant's check needs
-         * (core/bias.c: tm_bias_grant). */
-        atomic_fetch_or_explicit(&tm_serial_rwait, TM_RWAIT_RETRY, memory_order_seq_cst);
-        tm_wait_fenced = false;
-    }
-    bool fenced = tm_wait_fenced;
-    pthread_mutex_unlock(&tm_wait_lock);
-    /* The bit is up and cannot go down while we count (tm_wait_linger_end). A barrier on every
-     * thread: a writer that tested the bit before it was up wrote before the barrier. */
-    if (!fenced && tm_barrier_all()) {
-        pthread_mutex_lock(&tm_wait_lock);
-        tm_wait_fenced = true;
-        pthread_mutex_unlock(&tm_wait_lock);
-    }
-    /* Our own fence, against writers that see the bit (or that always fence: no membarrier). */
-    atomic_thread_fence(memory_order_seq_cst);
-}
-
-static void tm_wait_unpublish(tm_tx *tx)
-{
-    atomic_store_explicit(&tx->ext.waiting, 0, memory_order_relaxed);
-    /* relaxed (all): a writer that still sees us in a slot, in the overflow or in the count
-     * only looks at us for nothing. The bit stays up (see the top). */
-    pthread_mutex_lock(&tm_wait_lock);
-    if (tx->ext.wait_slot < TM_WAIT_SLOTS)
-        atomic_store_explicit(&tm_wait_slot[tx->ext.wait_slot], NULL, memory_order_relaxed);
-    else
-        atomic_fetch_sub_explicit(&tm_wait_overflow, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&tm_wait_lock);
-    atomic_fetch_sub_explicit(&tm_wait_count, 1, memory_order_relaxed);
-}
-
-void tm_wait_linger_end(void)
-{
-    /* trylock: called from commits, which must not block here; another thread will do it. */
-    if (pthread_mutex_trylock(&tm_wait_lock) != 0)
-        return;
-    if (atomic_load_explicit(&tm_wait_count, memory_order_relaxed) == 0) {
-        /* relaxed: a waiter raises it again under the lock, with its own barrier. */
-        atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_RETRY, memory_order_relaxed);
-        tm_wait_fenced = false;
-    }
-    pthread_mutex_unlock(&tm_wait_lock);
-}
 
 /* Sleeps on the futex while *word == val, until the deadline (0: none). True if it changed. */
 static bool tm_wait_futex(_Atomic uint32_t *word, uint32_t val, uint64_t deadline)
@@ -322,15 +233,8 @@ void tm_wait_fork_child(void)
 {
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_relaxed))
         atomic_store_explicit(&t->ext.waiting, 0, memory_order_relaxed);
-    pthread_mutex_init(&tm_wait_lock, NULL);
-    atomic_store_explicit(&tm_wait_count, 0, memory_order_relaxed);
-    tm_wait_fenced = false;
-    for (uint32_t i = 0; i < TM_WAIT_SLOTS; i++)
-        atomic_store_explicit(&tm_wait_slot[i], NULL, memory_order_relaxed);
-    atomic_store_explicit(&tm_wait_slots_hi, 0, memory_order_relaxed);
-    atomic_store_explicit(&tm_wait_overflow, 0, memory_order_relaxed);
+    tm_waiters_fork_child();
     atomic_store_explicit(&tm_wait_sleepers, 0, memory_order_relaxed);
-    atomic_fetch_and_explicit(&tm_serial_rwait, ~TM_RWAIT_RETRY, memory_order_relaxed);
 }
 
 /* ---- the requests (include/tmkit/wait.h) -------------------------------------------------- */

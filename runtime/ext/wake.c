@@ -9,7 +9,7 @@
  * waiter one re-run of its transaction (the statistics count them: retry_spurious); a missed
  * one cannot happen, since every word written maps to its bit.
  * Cost: nothing unless some thread waits (one relaxed load per writing commit, ext.h); a fence
- * and a load of the waiters' count while the flag outlives them (wait.c); otherwise, per
+ * and a load of the waiters' count while the flag outlives them (waiters.c); otherwise, per
  * writing commit, a look at each waiter's line found through the waiters' slots (ext.h; with
  * more than TM_WAIT_SLOTS waiters, a walk over every descriptor). */
 #define _GNU_SOURCE
@@ -53,7 +53,7 @@ static bool tm_wrote_nothing(const tm_tx *tx)
 static void tm_wake_if(tm_tx *tx, tm_tx *t, const uint64_t *w, bool all)
 {
     /* relaxed: a stale 0 here means it published after our writes, and then its own check sees
-     * them (wait.c). */
+     * them (waiters.c). */
     if (t == tx || !atomic_load_explicit(&t->ext.waiting, memory_order_relaxed))
         return;
     bool hit = all || atomic_load_explicit(&t->ext.watch_all, memory_order_relaxed);
@@ -72,7 +72,7 @@ static void tm_wake_if(tm_tx *tx, tm_tx *t, const uint64_t *w, bool all)
 void tm_wait_wake(tm_tx *tx)
 {
     /* seq_cst fence, then the count: the writer's half of the handshake with a waiter that
-     * published without a barrier of ours (wait.c, "the flag"); acquire: its increment
+     * published without a barrier of ours (waiters.c, "the flag"); acquire: its increment
      * releases its watch and `waiting`. */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&tm_wait_count, memory_order_acquire) == 0) {

@@ -34,7 +34,7 @@ echo "$out" | grep -q "producer (mt_retry_queue.c:[0-9]*).*retry [0-9]*.*waits [
 # prog_waits: 80 threads wait at a gate 3 times (more waiters than the runtime's 64 slots: the
 # writers' walk of every descriptor; a lost wake-up hangs, rc 124). Two threads take turns
 # 20,000 times each, waiting in tm_retry: the waiter that raises the waiters' flag forces a
-# barrier on every thread, later waiters do not while the flag stays up (ext/wait.c; until
+# barrier on every thread, later waiters do not while the flag stays up (ext/waiters.c; until
 # 2026-11-27 every wait made one). Then one thread runs alone: the flag goes down after its
 # commits find no waiter, and the serial modes give it the bias back.
 for algo in $ALGOS; do
