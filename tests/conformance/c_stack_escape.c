@@ -7,6 +7,7 @@
  * the shared data must be rolled back. Also cancels from inside the deep frame ([[outer]]), at
  * several depths, on several threads at once. */
 // TMTEST: valgrind=yes
+// TMTEST: valgrind-div=4
 #include "harness.h"
 
 #define TM_SAFE __attribute__((transaction_safe))
@@ -15,6 +16,7 @@
 
 static uint64_t g_result[64];
 static volatile int runtime_one = 1;
+static long rounds; /* 40 (10 under valgrind: depths 0-7 still each come up) */
 
 TM_SAFE NOINLINE static void fill_words(uint64_t *p, size_t n, uint64_t seed)
 {
@@ -76,7 +78,7 @@ static void *worker(void *arg)
     for (int i = 0; i < 256; i++)
         guard[i] = 0xC0FFEE00u + (uint64_t)i + (uint64_t)slot;
 
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < rounds; round++) {
         int depth = round % 8;
         uint64_t seed = (uint64_t)round * 1000003u + (uint64_t)slot;
         uint64_t got = 0;
@@ -112,6 +114,7 @@ static void *worker(void *arg)
 int main(void)
 {
     th_check_runtime();
+    rounds = th_iters(40);
     worker((void *)(intptr_t)0);
     int n = th_threads();
     if (n > 63)
