@@ -25,10 +25,22 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
 
 #define TM_ALIGNED(addr, size) ((((uintptr_t)(addr)) & ((size) - 1)) == 0)
 
+/* The mode, as a value the compiler cannot see through: tests of it before and after a call of
+ * this are not merged into one switch. GCC 12 turns a chain of six or more equality tests of one
+ * variable into a jump table, whose indirect jump costs every mode behind it more than the
+ * compares it saves (the order of the chain is the modes' weight). No instruction. */
+static inline __attribute__((always_inline)) unsigned tm_mode_opaque(unsigned m)
+{
+    __asm__("" : "+r"(m));
+    return m;
+}
+
 /* Read of a type of 1, 2, 4 or 8 bytes. The modes are tested in order of their weight: gl_wt
  * (any alignment: its clock check validates the value) and orec_eager, the two that adaptive
- * runs instrumented, then NOrec, the serial modes (plain loads) and orec_lazy. Compares, not a
- * jump table: an indirect jump costs more than the two compares in front of the common modes. */
+ * runs instrumented (orec_eager's read-only attempts first: in the read-mostly work that it
+ * is chosen for, most reads are theirs), then NOrec, the serial modes (plain loads) and
+ * orec_lazy. Compares, not a jump table: an indirect jump costs more than the compares in
+ * front of the common modes. */
 #define TM_READ_SMALL(NAME, T)                                                             \
     TM_EXPORT T NAME(const T *addr)                                                        \
     {                                                                                      \
@@ -40,7 +52,11 @@ TM_HIDDEN __attribute__((noinline)) void tm_write_slow(void *addr, uint64_t raw,
             if (mode_ == TM_MODE_GLWT) {                                                   \
                 if (tm_gl_read_fast(tx, addr, sizeof(T), &raw))                            \
                     goto done_;                                                            \
-            } else if (mode_ == TM_MODE_OREC_EAGER) {                                      \
+            } else if (mode_ == TM_MODE_OREC_RO) {                                         \
+                if (TM_ALIGNED(addr, sizeof(T)) &&                                         \
+                    tm_eager_ro_read_fast(tx, addr, sizeof(T), &raw))                      \
+                    goto done_;                                                            \
+            } else if ((mode_ = tm_mode_opaque(mode_)) == TM_MODE_OREC_EAGER) {            \
                 if (TM_ALIGNED(addr, sizeof(T)) &&                                         \
                     tm_eager_read_fast(tx, addr, sizeof(T), &raw))                         \
                     goto done_;                                                            \

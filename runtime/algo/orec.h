@@ -352,6 +352,26 @@ tm_eager_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
     return true;
 }
 
+/* The same read in an unlogged read-only attempt (orec_eager_ro.c): no lock of ours to find,
+ * and a count instead of a log entry. Same protocol and memory orders as tm_eager_read_fast. */
+static inline __attribute__((always_inline)) bool
+tm_eager_ro_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
+{
+    _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
+    uint64_t v = tm_load_n(addr, size);
+    /* acquire fence and acquire load: as in tm_eager_read_fast */
+    atomic_thread_fence(memory_order_acquire);
+    uint64_t cur = atomic_load_explicit(o, memory_order_acquire);
+    if (TM_UNLIKELY(cur > tx->obound && !tm_eager_slot_ok(tx, cur)))
+        return false;
+    /* relaxed: as in tm_eager_marked */
+    if (TM_UNLIKELY(!(atomic_load_explicit(tm_orec_readers(o), memory_order_relaxed) & tx->obit)))
+        return false;
+    tx->olog.unlogged++;
+    *out = v;
+    return true;
+}
+
 /* Inline fast path of orec_eager's write of one naturally aligned value of 1-8 bytes: the word's
  * orec is ours already, or lockable (as a read would accept it) with one CAS while the lock
  * records and the undo log have room. Anything else (held by another, newer version: snapshot
@@ -388,5 +408,12 @@ tm_eager_write_fast(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
 
 /* orec_eager's read log still valid (ext/wait.c asks too). */
 TM_HIDDEN bool tm_eager_validate(tm_tx *tx);
+
+/* orec_eager's unlogged read-only attempts (orec_eager_ro.c): the dispatch a first attempt of a
+ * transaction flagged read-only switches to, its reads (orec_eager.c, which shares the read
+ * path), and its "validation": true only while it has read nothing. */
+extern const tm_dispatch tm_disp_orec_eager_ro TM_HIDDEN;
+TM_HIDDEN void tm_eager_ro_read(tm_tx *tx, void *dst, const void *src, size_t len);
+static inline bool tm_eager_ro_validate(tm_tx *tx) { return tm_olog_n(&tx->olog) == 0; }
 
 #endif

@@ -32,7 +32,8 @@
  *    therefore vouches for the value read before it. A newer version extends the snapshot
  *    (LSA: validate the read log at the current clock) and reads again. The log keeps only
  *    the orec: a logged orec is valid while it is at most the (validated) snapshot, because
- *    any change after our read has a newer version.
+ *    any change after our read has a newer version. The first attempt of a transaction that
+ *    GCC flags read-only keeps no log at all (orec_eager_ro.c).
  *  - Own slot: each descriptor has a slot number (1 .. TM_OREC_SLOTS - 1, or none) that its
  *    releases put in the orec. An unlocked orec with our slot was released by this descriptor
  *    before the running transaction began (a transaction releases nothing before it ends) and
@@ -92,11 +93,15 @@ bool tm_eager_validate(tm_tx *tx)
     return true;
 }
 
+/* A first attempt of a transaction that GCC flags read-only keeps no read log
+ * (orec_eager_ro.c); any other attempt logs. */
 static void eager_begin(tm_tx *tx)
 {
     tm_orec_begin(tx);
     tm_olog_reset(&tx->olog);
     tm_locks_reserve(tx, 1)->n = 0; /* allocated at the thread's first transaction */
+    if ((tx->prop & pr_readOnly) && tx->retries == 0)
+        tm_set_disp(tx, &tm_disp_orec_eager_ro);
 }
 
 /* The descriptor whose orec_eager lock `cur` is, or NULL: an orec locked by one of tmkit.h's
@@ -112,9 +117,13 @@ static const tm_tx *eager_lock_owner(uint64_t cur)
     return NULL;
 }
 
-/* Reads len <= 8 bytes within one aligned word (the value, then the orec: see the top). */
-static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len)
+/* Reads len <= 8 bytes within one aligned word (the value, then the orec: see the top), and
+ * logs the orec, or only counts the read in an unlogged read-only attempt (orec_eager_ro.c),
+ * whose snapshot can then move only while it has read nothing. */
+static inline __attribute__((always_inline)) void
+eager_read_word_as(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len, bool logged)
 {
+    bool (*validate)(tm_tx *) = logged ? tm_eager_validate : tm_eager_ro_validate;
     _Atomic uint64_t *o = tm_orec_of(addr);
     for (unsigned spin = 0;; spin++) {
         memcpy(dst, (const void *)addr, len);
@@ -127,7 +136,10 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
         if (cur <= tx->obound || tm_eager_slot_ok(tx, cur)) {
             if (!tm_eager_marked(tx, o, cur))
                 continue; /* a writer locked it meanwhile */
-            tm_olog_push(&tx->olog, (uintptr_t)o);
+            if (logged)
+                tm_olog_push(&tx->olog, (uintptr_t)o);
+            else
+                tx->olog.unlogged++;
             return;
         }
         if (tm_orec_locked(cur)) {
@@ -138,7 +150,7 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
             const tm_tx *owner;
             if ((spin == 0 || spin == 64) && ((tm_locks *)tx->algo_state)->n == 0 &&
                 (owner = eager_lock_owner(cur)) &&
-                tm_orec_wait_release(tx, o, cur, owner, tm_eager_validate)) {
+                tm_orec_wait_release(tx, o, cur, owner, validate)) {
                 spin = 0;
                 continue;
             }
@@ -150,15 +162,31 @@ static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_
         }
         /* Newer than the snapshot: extend it (the log is validated at the old one), then read
          * again, since the value loaded above may predate that version. */
-        if (!tm_orec_extend(tx, tm_eager_validate, tm_orec_version(cur)))
+        if (!tm_orec_extend(tx, validate, tm_orec_version(cur)))
             tm_restart(tx, TM_ABORT_READ_CONFLICT);
     }
+}
+
+static void eager_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len)
+{
+    eager_read_word_as(tx, dst, addr, len, true);
+}
+
+static void eager_ro_read_word(tm_tx *tx, unsigned char *dst, uintptr_t addr, size_t len)
+{
+    eager_read_word_as(tx, dst, addr, len, false);
 }
 
 static void eager_read(tm_tx *tx, void *dst, const void *src, size_t len)
 {
     TM_LINES_PHASE(TM_LP_READ);
     tm_orec_read_range(tx, dst, (uintptr_t)src, len, eager_read_word);
+}
+
+void tm_eager_ro_read(tm_tx *tx, void *dst, const void *src, size_t len)
+{
+    TM_LINES_PHASE(TM_LP_READ);
+    tm_orec_read_range(tx, dst, (uintptr_t)src, len, eager_ro_read_word);
 }
 
 static void eager_lock(tm_tx *tx, _Atomic uint64_t *o)

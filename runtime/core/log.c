@@ -86,7 +86,7 @@ void tm_rset_push(tm_rset *r, const void *addr, const void *val, size_t len)
 void tm_olog_push(tm_olog *l, uintptr_t orec)
 {
     if (TM_UNLIKELY(l->cur == l->end)) {
-        size_t n = tm_olog_n(l), cap = n ? 2 * n : 256;
+        size_t n = (size_t)(l->cur - l->base), cap = n ? 2 * n : 256;
         l->base = tm_xrealloc(l->base, cap * sizeof *l->base, "read log");
         l->cur = l->base + n;
         l->end = l->base + cap;

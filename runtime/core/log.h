@@ -6,7 +6,8 @@
  *  tm_rset   NOrec-style value read log: (addr, len <= 8, value) checked by value on validation.
  *  tm_olog   read log of orec_eager: the ownership records read, one pointer each, validated by
  *            their versions (algo/orec_eager.c); a cursor and an end, so a push is one compare
- *            and two stores.
+ *            and two stores. Beside it the count of reads an unlogged read-only attempt
+ *            accepted (algo/orec_eager_ro.c), which keeps no orecs.
  *  tm_wset   redo log keyed by aligned 8-byte word with a per-byte mask, so writes of any size and
  *            alignment merge exactly and write-back touches only the bytes the program wrote.
  *            Lookup: a 64-bit filter, then an open-addressing index whose slots hold
@@ -43,6 +44,7 @@ typedef struct tm_rset {
 
 typedef struct tm_olog {
     uintptr_t *cur, *end, *base;
+    size_t unlogged; /* reads accepted without an entry (orec_eager_ro.c) */
 } tm_olog;
 
 typedef struct tm_wentry {
@@ -89,8 +91,13 @@ bool tm_rset_valid(const tm_rset *r);
 
 /* Appends one entry, growing the log (the inline fast paths push while cur != end). */
 void tm_olog_push(tm_olog *l, uintptr_t orec);
-static inline size_t tm_olog_n(const tm_olog *l) { return (size_t)(l->cur - l->base); }
-static inline void tm_olog_reset(tm_olog *l) { l->cur = l->base; }
+/* Reads the attempt made: logged, or counted only. */
+static inline size_t tm_olog_n(const tm_olog *l) { return (size_t)(l->cur - l->base) + l->unlogged; }
+static inline void tm_olog_reset(tm_olog *l)
+{
+    l->cur = l->base;
+    l->unlogged = 0;
+}
 void tm_olog_free(tm_olog *l);
 
 void tm_wset_write(tm_wset *w, void *addr, const void *src, size_t len);

@@ -63,6 +63,7 @@ enum tm_mode {
     TM_MODE_GLWT,
     TM_MODE_OREC_LAZY,
     TM_MODE_OREC_EAGER,
+    TM_MODE_OREC_RO,     /* orec_eager's unlogged read-only attempts (algo/orec_eager_ro.c) */
     TM_MODE_OTHER,       /* table only */
 };
 

@@ -25,7 +25,7 @@
 #define TM_TX_STATS_W_LEFT 116 /* attempts the batch can still take + 1 (int32) */
 #define TM_TX_STATS_W_PC 120   /* its site's pc, bit 63 set for serial attempts; 0: none */
 #define TM_STATS_SERIAL_BIT 63
-#define TM_TX_SHARED_TS 896 /* its own cache line, read by other threads */
+#define TM_TX_SHARED_TS 960 /* its own cache line, read by other threads */
 #define TM_TX_STATS_L0_PC 464 /* the site of the thread's last attempt counted outside the batch */
 #define TM_TX_STATS_L0 472
 #define TM_TX_STATS_PENDING 184 /* the counter the commit of a whole attempt adds to */

@@ -212,6 +212,12 @@ void tm_wait_and_restart(tm_tx *tx)
     if (tx->flags & TM_F_IRREVOCABLE)
         tm_fatal("tm_retry or tm_cond_wait in a transaction that already went irrevocable (it "
                  "called code that cannot be rolled back), so it cannot wait and run again");
+    if (tx->mode == TM_MODE_OREC_RO) {
+        /* An unlogged read-only attempt (algo/orec_eager_ro.c) cannot tell what it read: run
+         * again with a read log, which waits (a wait's restart would be a first attempt). */
+        e->cond_seq = NULL;
+        tm_restart(tx, TM_ABORT_VALIDATE);
+    }
     /* A woken transaction that waits again: the wake-up was spurious for it. */
     e->sleep_site = tm_stats_on ? tx->stats_site : NULL;
     if (e->sleep_site && e->woken_id == tx->id)
