@@ -320,6 +320,20 @@ static inline bool tm_eager_marked(tm_tx *tx, _Atomic uint64_t *o, uint64_t cur)
     return atomic_load_explicit(o, memory_order_seq_cst) == cur;
 }
 
+/* The value of a naturally aligned word of 1-8 bytes, then its orec (*o, its value *cur): the
+ * first half of orec_eager's read fast paths. */
+static inline __attribute__((always_inline)) uint64_t
+tm_eager_load(const void *addr, unsigned size, _Atomic uint64_t **o, uint64_t *cur)
+{
+    *o = tm_orec_of((uintptr_t)addr);
+    uint64_t v = tm_load_n(addr, size);
+    /* acquire fence: the value load happens before the orec load (orec_eager.c); acquire load:
+     * the readers' word's load after it (tm_eager_marked). */
+    atomic_thread_fence(memory_order_acquire);
+    *cur = atomic_load_explicit(*o, memory_order_acquire);
+    return v;
+}
+
 /* Inline fast path of orec_eager's naturally aligned read of 1-8 bytes: the value, then its orec,
  * which must be no newer than the snapshot (one compare with obound also rules out a lock), ours,
  * or released by this descriptor, and already carry our readers' bit; the read log must have
@@ -328,12 +342,8 @@ static inline bool tm_eager_marked(tm_tx *tx, _Atomic uint64_t *o, uint64_t cur)
 static inline __attribute__((always_inline)) bool
 tm_eager_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
 {
-    _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
-    uint64_t v = tm_load_n(addr, size);
-    /* acquire fence: the value load happens before the orec load (orec_eager.c); acquire load:
-     * the readers' word's load after it (tm_eager_marked). */
-    atomic_thread_fence(memory_order_acquire);
-    uint64_t cur = atomic_load_explicit(o, memory_order_acquire);
+    _Atomic uint64_t *o;
+    uint64_t cur, v = tm_eager_load(addr, size, &o, &cur);
     if (TM_UNLIKELY(cur > tx->obound)) {
         if (cur == tm_orec_lock_of(tx)) { /* our own lock: only we write the word */
             *out = v;
@@ -357,11 +367,8 @@ tm_eager_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
 static inline __attribute__((always_inline)) bool
 tm_eager_ro_read_fast(tm_tx *tx, const void *addr, unsigned size, uint64_t *out)
 {
-    _Atomic uint64_t *o = tm_orec_of((uintptr_t)addr);
-    uint64_t v = tm_load_n(addr, size);
-    /* acquire fence and acquire load: as in tm_eager_read_fast */
-    atomic_thread_fence(memory_order_acquire);
-    uint64_t cur = atomic_load_explicit(o, memory_order_acquire);
+    _Atomic uint64_t *o;
+    uint64_t cur, v = tm_eager_load(addr, size, &o, &cur);
     if (TM_UNLIKELY(cur > tx->obound && !tm_eager_slot_ok(tx, cur)))
         return false;
     /* relaxed: as in tm_eager_marked */
