@@ -10,8 +10,8 @@
  *
  * When. The first attempt of a transaction that GCC flags read-only (pr_readOnly: no store in
  * its body; eager_begin switches to this table); every later attempt of the same transaction
- * logs (tx->retries > 0), so an attempt that had to give up here runs once more at most before
- * it is an ordinary orec_eager attempt.
+ * logs (tx->retries > 0), so the lack of a log ends one attempt of a transaction at most (a
+ * wait's restart, ext/wait.c, starts a new first attempt, which may run unlogged again).
  * Invariants (the rest of orec_eager's hold unchanged, orec_eager.c):
  *  - Every read is accepted as orec_eager accepts it (value, then orec at most the snapshot, or
  *    released by this descriptor before we began, and our readers' bit set), so every value is
