@@ -88,7 +88,7 @@ check "adaptive counter 2 threads" 140 micro-tm 2 TMKIT_ALGO=adaptive -- --mode 
 check "adaptive counter 2 threads, statistics" 145 micro-tm 2 TMKIT_ALGO=adaptive $stats -- --mode counter
 # orec_eager runs with the bias off at one thread (a fixed algorithm that is not biased), so
 # these count the instrumented barriers: 16 in each transaction. The reads' transaction is
-# read-only, so it runs unlogged (algo/orec_eager_ro.c): ~8 instructions a read fewer than a
+# read-only, so it runs unlogged (algo/orec_eager_ro.c): ~7 instructions a read fewer than a
 # logged attempt's, which the budget of 920 tells apart.
 check "orec_eager 16 reads 1 thread" 920 micro-tm 1 TMKIT_ALGO=orec_eager -- --mode reads --n 16
 check "orec_eager 16 writes 1 thread" 1850 micro-tm 1 TMKIT_ALGO=orec_eager -- --mode writes --n 16
