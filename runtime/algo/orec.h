@@ -416,6 +416,15 @@ tm_eager_write_fast(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
 /* orec_eager's read log still valid (ext/wait.c asks too). */
 TM_HIDDEN bool tm_eager_validate(tm_tx *tx);
 
+/* The start of every orec_eager attempt, logged or not: snapshot, empty read log, no locks
+ * (the lock records are allocated at the thread's first transaction). */
+static inline void tm_eager_attempt_start(tm_tx *tx)
+{
+    tm_orec_begin(tx);
+    tm_olog_reset(&tx->olog);
+    tm_locks_reserve(tx, 1)->n = 0;
+}
+
 /* orec_eager's unlogged read-only attempts (orec_eager_ro.c): the dispatch a first attempt of a
  * transaction flagged read-only switches to, its reads (orec_eager.c, which shares the read
  * path), and its "validation": true only while it has read nothing. */

@@ -97,9 +97,7 @@ bool tm_eager_validate(tm_tx *tx)
  * (orec_eager_ro.c); any other attempt logs. */
 static void eager_begin(tm_tx *tx)
 {
-    tm_orec_begin(tx);
-    tm_olog_reset(&tx->olog);
-    tm_locks_reserve(tx, 1)->n = 0; /* allocated at the thread's first transaction */
+    tm_eager_attempt_start(tx);
     if ((tx->prop & pr_readOnly) && tx->retries == 0)
         tm_set_disp(tx, &tm_disp_orec_eager_ro);
 }

@@ -36,9 +36,7 @@
 /* As eager_begin, but stays unlogged (this table is reached only through eager_begin). */
 static void ro_begin(tm_tx *tx)
 {
-    tm_orec_begin(tx);
-    tm_olog_reset(&tx->olog);
-    tm_locks_reserve(tx, 1)->n = 0;
+    tm_eager_attempt_start(tx);
 }
 
 static void ro_write(tm_tx *tx, void *dst, const void *src, size_t len)
