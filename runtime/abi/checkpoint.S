@@ -23,8 +23,9 @@
  *    With statistics on, the attempt is counted whole (TM_STATS_WHOLE below), on the serial
  *    path before the lock is taken, so that counting does not lengthen the critical section.
  *  - Other threads in a speculative mode (or another algorithm): the registers go into
- *    tx->jb0 and we go straight to tm_begin_outer_general, whose attempts can roll back and
- *    which stores the two control words (tm_begin_outer's checks would only fail again).
+ *    tx->jb0 and we go straight to tm_begin_outer_spec (core/begin.c), whose attempts can roll
+ *    back and which stores the two control words (tm_begin_outer's checks would only fail
+ *    again).
  *  - Any other outermost transaction of a thread that has a descriptor: the registers go into
  *    tx->jb0 (offset 0 of the descriptor) and we tail-call tm_begin_outer(properties, tx),
  *    which returns directly to the transaction's code.
@@ -212,9 +213,9 @@ _ITM_beginTransaction:
         TM_LOCK_SERIAL
 .Lstats_serial:                         /* counted, then locked (a copy of the above, inline) */
         TM_STATS_WHOLE %rax, 1, TM_SITE_FAST_SERIAL, tm_begin_serial_stats, lock_serial
-.Lgeneral:                              /* cannot be biased: straight to the general begin */
+.Lgeneral:                              /* cannot be biased: straight to the speculative begin */
         TM_SAVE_JB0
-        jmp     tm_begin_outer_general
+        jmp     tm_begin_outer_spec
 .Lsave:
         TM_SAVE_JB0
         jmp     tm_begin_outer

@@ -78,7 +78,8 @@ TM_EXPORT void _ITM_commitTransaction(void)
      * (stats_site is NULL when they are off, and when the attempt is counted whole:
      * tm_stats_attempt_whole); nothing to
      * undo, so the descriptor is already as tm_commit's reset leaves it. The serial one
-     * checks the same after its unlock (tm_commit_serial). */
+     * checks the same after its unlock (tm_commit_serial). Then a speculative attempt that
+     * wrote nothing (tm_commit_read_only, core/txn.c). */
     if (TM_LIKELY(tx && tx->nesting == 1)) {
         uint32_t flags = tx->flags;
         TM_LINES_PHASE(TM_LP_COMMIT);
@@ -102,6 +103,8 @@ TM_EXPORT void _ITM_commitTransaction(void)
             tm_htm_commit(tx);
             return;
         }
+        if (flags == TM_F_READER && tm_commit_read_only(tx))
+            return;
     }
     tm_commit(tx, 0);
 }

@@ -1,7 +1,8 @@
-/* The start of a transaction: the outermost begin's fast paths (biased, adaptive-serial) and
- * general path, each attempt's choice of execution mode, and nested begins (flattened, or closed
- * with a checkpoint of their own). The end of a transaction (commit, cancel, restart, the switch
- * to irrevocable) is in txn.c, whose header comment describes nesting and the execution modes.
+/* The start of a transaction: the outermost begin's fast paths (biased, adaptive-serial,
+ * speculative) and general path, each attempt's choice of execution mode, and nested begins
+ * (flattened, or closed with a checkpoint of their own). The end of a transaction (commit,
+ * cancel, restart, the switch to irrevocable) is in txn.c, whose header comment describes
+ * nesting and the execution modes.
  */
 #include <string.h>
 
@@ -145,12 +146,49 @@ static inline __attribute__((always_inline)) uint32_t tm_begin_serial_excl(tm_tx
     return tm_begin_serial_held(tx, counted);
 }
 
+/* The speculative start of an outermost transaction: the usual begin while other threads
+ * transact and adaptive (or the algorithm) runs speculatively. It does what
+ * tm_begin_outer_general and tm_attempt_start do for such an attempt and skips what cannot apply
+ * to it: the checkpoint stack and ids are there, no flag is left from a restart, the statistics
+ * are off, the transaction has an instrumented path and does not go irrevocable at once, and the
+ * bias is someone else's (checkpoint.S looked; one granted to us since is harmless: a bias owner
+ * may run speculatively). Anything else goes the general way. The serial decision is the serial
+ * lock's: while adaptive runs serially readers are excluded, so the reader entry fails and the
+ * attempt takes the lock, as tm_attempt_start would have (core/serial.c). Through
+ * tm_begin_outer_general an empty speculative transaction under gl_wt cost ~150 instructions
+ * to begin, ~270 with its commit (callgrind, 1 thread, 2026-11-27); a short transaction at 2
+ * threads, a hash-set lookup of ~5 reads, paid more for these two than for its barriers.
+ * checkpoint.S comes here for transactions that cannot cancel, tm_begin_outer_serial for the
+ * others. */
+TM_HIDDEN uint32_t tm_begin_outer_spec(uint32_t prop, tm_tx *tx); /* also checkpoint.S's */
+uint32_t tm_begin_outer_spec(uint32_t prop, tm_tx *tx)
+{
+    const tm_algo *algo = tm_config.algo;
+    if (TM_UNLIKELY(tx->cap_cps == 0 || tx->id_next == tx->id_end || tx->flags != 0 ||
+                    tm_stats_on || algo->serial ||
+                    (prop & (pr_instrumentedCode | pr_doesGoIrrevocable)) != pr_instrumentedCode))
+        return tm_begin_outer_general(prop, tx);
+    tx->jb0.mxcsr = __builtin_ia32_stmxcsr(); /* as tm_begin_outer_general: it may roll back */
+    __asm__("fnstcw %0" : "=m"(tx->jb0.fpcw));
+    tm_outer_init(tx, prop);
+    tx->irrevocable_cps = 0;
+    TM_LINES_PHASE(TM_LP_BEGIN);
+    if (TM_UNLIKELY(!tm_reader_enter(tx))) {
+        tm_serial_acquire(tx); /* readers excluded: adaptive runs serially */
+        return tm_exclusive_code_path(tx, prop) | a_saveLiveVariables;
+    }
+    /* adaptive: the speculative algorithm is read only now, as a reader (core/cm.c). */
+    tm_set_disp(tx, algo->managed ? tm_cm_disp(tx) : algo->disp);
+    tx->disp->begin(tx);
+    return a_runInstrumentedCode | a_saveLiveVariables;
+}
+
 /* The second fast path (same preconditions as the biased one). Out of line so the biased path
  * needs no frame. */
 static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, tm_tx *tx)
 {
     if (!tm_serial_excluding())
-        return tm_begin_outer_general(prop, tx);
+        return tm_begin_outer_spec(prop, tx);
     tm_outer_init(tx, prop);
     return tm_begin_serial_excl(tx, false);
 }

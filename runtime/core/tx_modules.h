@@ -209,6 +209,7 @@ TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason w
 TM_HIDDEN void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc);
 TM_HIDDEN void tm_commit(tm_tx *tx, uintptr_t caller_frame);
 TM_HIDDEN void tm_commit_finish(tm_tx *tx, bool managed); /* after the release (txn.c) */
+TM_HIDDEN bool tm_commit_read_only(tm_tx *tx); /* a speculative one that wrote nothing (txn.c) */
 TM_HIDDEN __attribute__((noreturn)) void tm_cancel(tm_tx *tx, uint32_t reason);
 TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg,
                              uintptr_t aux);
