@@ -26,13 +26,13 @@
 #                                                                       commit's look at them;
 #                                                   834 / 1652 since the unlogged read-only
 #                                                                       attempts, 2026-11-27
-#                                                   763 / 1653 since the speculative begin and
+#                                                   729 / 1620 since the speculative begin and
 #                                                                       read-only commit paths
 #                                                                       (the reads' budget
 #                                                                       fails if they log again,
-#                                                                       ~875, or commit through
-#                                                                       tm_commit, ~834)
-#   gl_wt, empty transaction, 1 thread              233           306 (tm_begin_outer_general
+#                                                                       ~840, or commit through
+#                                                                       tm_commit, ~800)
+#   gl_wt, empty transaction, 1 thread              199           306 (tm_begin_outer_general
 #                                                                       and tm_commit: the
 #                                                                       speculative paths, 2026-11-27)
 # Instruction counts, not time: callgrind runs one thread at a time (--fair-sched=yes alternates
@@ -96,13 +96,13 @@ check "adaptive counter 2 threads, statistics" 145 micro-tm 2 TMKIT_ALGO=adaptiv
 # orec_eager runs with the bias off at one thread (a fixed algorithm that is not biased), so
 # these count the instrumented barriers: 16 in each transaction. The reads' transaction is
 # read-only, so it runs unlogged (algo/orec_eager_ro.c): ~7 instructions a read fewer than a
-# logged attempt's, which the budget of 815 tells apart, as it does the general commit's ~70.
-check "orec_eager 16 reads 1 thread" 815 micro-tm 1 TMKIT_ALGO=orec_eager -- --mode reads --n 16
+# logged attempt's, which the budget of 780 tells apart, as it does the general commit's ~70.
+check "orec_eager 16 reads 1 thread" 780 micro-tm 1 TMKIT_ALGO=orec_eager -- --mode reads --n 16
 check "orec_eager 16 writes 1 thread" 1850 micro-tm 1 TMKIT_ALGO=orec_eager -- --mode writes --n 16
 # gl_wt is not biased either: an empty transaction is a speculative begin and a read-only
-# commit, whose fast paths (core/begin.c: tm_begin_outer_spec, core/txn.c: tm_commit_read_only)
-# save ~70 instructions of the general ones.
-check "gl_wt empty 1 thread" 270 micro-tm 1 TMKIT_ALGO=gl_wt -- --mode empty
+# commit, whose fast paths (core/begin.c: tm_begin_outer_spec, core/txn.c: tm_commit_reader)
+# save ~105 instructions of the general ones.
+check "gl_wt empty 1 thread" 230 micro-tm 1 TMKIT_ALGO=gl_wt -- --mode empty
 # For the reader: the mutex build of the same operations (not checked).
 [ -n "$only" ] ||
     echo "     mutex empty 1 thread: $(ipo micro-mutex 1 -- --mode empty), counter 2 threads: $(ipo micro-mutex 2 -- --mode counter)"

@@ -78,8 +78,8 @@ TM_EXPORT void _ITM_commitTransaction(void)
      * (stats_site is NULL when they are off, and when the attempt is counted whole:
      * tm_stats_attempt_whole); nothing to
      * undo, so the descriptor is already as tm_commit's reset leaves it. The serial one
-     * checks the same after its unlock (tm_commit_serial). Then a speculative attempt that
-     * wrote nothing (tm_commit_read_only, core/txn.c). */
+     * checks the same after its unlock (tm_commit_serial). Then a speculative attempt,
+     * whose commit is short if it wrote nothing (tm_commit_reader, core/txn.c). */
     if (TM_LIKELY(tx && tx->nesting == 1)) {
         uint32_t flags = tx->flags;
         TM_LINES_PHASE(TM_LP_COMMIT);
@@ -103,8 +103,10 @@ TM_EXPORT void _ITM_commitTransaction(void)
             tm_htm_commit(tx);
             return;
         }
-        if (flags == TM_F_READER && tm_commit_read_only(tx))
+        if (flags == TM_F_READER) {
+            tm_commit_reader(tx);
             return;
+        }
     }
     tm_commit(tx, 0);
 }

@@ -173,7 +173,8 @@ uint32_t tm_begin_outer_spec(uint32_t prop, tm_tx *tx)
     tm_outer_init(tx, prop);
     tx->irrevocable_cps = 0;
     TM_LINES_PHASE(TM_LP_BEGIN);
-    if (TM_UNLIKELY(!tm_reader_enter(tx))) {
+    int r = tm_reader_try_enter(tx); /* a writer holds the lock (r < 0): wait, as a reader */
+    if (TM_UNLIKELY(r <= 0) && (r == 0 || !tm_reader_enter(tx))) {
         tm_serial_acquire(tx); /* readers excluded: adaptive runs serially */
         return tm_exclusive_code_path(tx, prop) | a_saveLiveVariables;
     }

@@ -85,27 +85,10 @@ static void tm_serial_wait_free(void)
 bool tm_reader_enter(tm_tx *tx)
 {
     for (;;) {
-        /* seq_cst store then seq_cst loads: the reader half of the Dekker pattern (pairs with
-         * the writer's seq_cst exchange + seq_cst loads of shared_ts in tm_serial_drain). The
-         * load of tm_serial_excl comes after the word's: a reader that saw the word free from
-         * a holder's release also sees the flag that holder left. */
-        /* relaxed: the owner is the only writer; the seq_cst store below orders it before
-         * the attempt's loads (tm_quiesce_ended relies on that). */
-        TM_LINES(TM_LK_DESC, &tx->attempts); /* shared_ts's line */
-        TM_LINES(TM_LK_DESC, &tx->shared_ts);
-        atomic_store_explicit(&tx->attempts,
-                              atomic_load_explicit(&tx->attempts, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
-        atomic_store_explicit(&tx->shared_ts, 0, memory_order_seq_cst);
-        uint32_t w = atomic_load_explicit(&tm_serial_word, memory_order_seq_cst);
-        if (TM_LIKELY(w == 0) &&
-            TM_LIKELY(!atomic_load_explicit(&tm_serial_excl, memory_order_seq_cst))) {
-            tx->flags |= TM_F_READER;
+        int r = tm_reader_try_enter(tx); /* serial_fast.h: the protocol and its orders */
+        if (TM_LIKELY(r > 0))
             return true;
-        }
-        TM_LINES(TM_LK_DESC, &tx->shared_ts);
-        atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
-        if (w == 0)
+        if (r == 0)
             return false; /* readers excluded: run serially */
         uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
         tm_serial_wait_free();
@@ -114,13 +97,6 @@ bool tm_reader_enter(tm_tx *tx)
     }
 }
 
-void tm_reader_exit(tm_tx *tx)
-{
-    /* release: the transaction's accesses happen-before a writer that observes INACTIVE. */
-    TM_LINES(TM_LK_DESC, &tx->shared_ts);
-    atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
-    tx->flags &= ~TM_F_READER;
-}
 
 /* Waits until every other descriptor is inactive. Returns the TSC cycles spent waiting when
  * statistics are on and it had to wait (the TSC is read only then: ~20 ns a read in some VMs,

@@ -54,6 +54,35 @@ static inline bool tm_serial_atomics(void)
 }
 TM_HIDDEN void tm_serial_drain_atomics(tm_tx *self);
 
+/* One try of a speculative attempt's entry as a reader of the serial lock (serial.c, where
+ * tm_reader_enter repeats it, waiting while a writer holds the lock): 1 if the attempt is now a
+ * reader; 0 if readers are excluded (adaptive runs serially) and -1 if a writer holds the lock,
+ * both with the descriptor inactive again. Inline for the speculative begin (begin.c). */
+static inline int tm_reader_try_enter(tm_tx *tx)
+{
+    /* seq_cst store then seq_cst loads: the reader half of the Dekker pattern (pairs with the
+     * writer's seq_cst exchange + seq_cst loads of shared_ts in tm_serial_drain). The load of
+     * tm_serial_excl comes after the word's: a reader that saw the word free from a holder's
+     * release also sees the flag that holder left. relaxed (attempts): the owner is the only
+     * writer; the seq_cst store below orders it before the attempt's loads (tm_quiesce_ended
+     * relies on that). */
+    TM_LINES(TM_LK_DESC, &tx->attempts); /* shared_ts's line */
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
+    atomic_store_explicit(&tx->attempts,
+                          atomic_load_explicit(&tx->attempts, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&tx->shared_ts, 0, memory_order_seq_cst);
+    uint32_t w = atomic_load_explicit(&tm_serial_word, memory_order_seq_cst);
+    if (TM_LIKELY(w == 0) &&
+        TM_LIKELY(!atomic_load_explicit(&tm_serial_excl, memory_order_seq_cst))) {
+        tx->flags |= TM_F_READER;
+        return 1;
+    }
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
+    atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+    return w == 0 ? 0 : -1;
+}
+
 /* Takes the serial lock if it is free (true), draining readers unless they are excluded. */
 static inline bool tm_serial_trylock_fast(tm_tx *tx)
 {

@@ -64,7 +64,13 @@ static inline tm_tx *tm_self(void)
  * counter); serial and irrevocable transactions are the writer. */
 /* false: readers are excluded (adaptive runs serially), run this attempt serially */
 TM_HIDDEN bool tm_reader_enter(tm_tx *tx);
-TM_HIDDEN void tm_reader_exit(tm_tx *tx);
+static inline void tm_reader_exit(tm_tx *tx)
+{
+    /* release: the transaction's accesses happen-before a writer that observes INACTIVE. */
+    TM_LINES(TM_LK_DESC, &tx->shared_ts);
+    atomic_store_explicit(&tx->shared_ts, TM_TS_INACTIVE, memory_order_release);
+    tx->flags &= ~TM_F_READER;
+}
 TM_HIDDEN void tm_serial_acquire(tm_tx *tx);
 TM_HIDDEN bool tm_serial_try_upgrade(tm_tx *tx);
 TM_HIDDEN void tm_serial_exclude_readers(bool on);
@@ -209,7 +215,7 @@ TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason w
 TM_HIDDEN void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc);
 TM_HIDDEN void tm_commit(tm_tx *tx, uintptr_t caller_frame);
 TM_HIDDEN void tm_commit_finish(tm_tx *tx, bool managed); /* after the release (txn.c) */
-TM_HIDDEN bool tm_commit_read_only(tm_tx *tx); /* a speculative one that wrote nothing (txn.c) */
+TM_HIDDEN void tm_commit_reader(tm_tx *tx); /* a speculative one, outermost (txn.c) */
 TM_HIDDEN __attribute__((noreturn)) void tm_cancel(tm_tx *tx, uint32_t reason);
 TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg,
                              uintptr_t aux);

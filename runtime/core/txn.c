@@ -417,27 +417,28 @@ void tm_commit_finish(tm_tx *tx, bool managed)
     tm_actions_run(tx, 0, true);
 }
 
-/* The commit of an outermost speculative attempt (flags exactly TM_F_READER) that wrote nothing
- * and left nothing to do, the usual end of a lookup while other threads transact: what
- * tm_commit does for it, without what cannot apply. Its reads were validated as they were made
- * (gl_wt: against the version, which it never took; orec_eager's unlogged read-only attempts:
- * against the snapshot), so the algorithm's commit has nothing to check; it has no commit time,
- * so no privatization wait and no orec to publish; it wrote nothing, so no tm_retry waiter can
- * be concerned (tm_wait_check_commit); no actions, counter additions, logged locals or
- * statistics. Returns false, having done nothing, for any other attempt. (callgrind, an empty
+/* The commit of an outermost speculative attempt (flags exactly TM_F_READER, abi/entry.c's
+ * fast path). One that wrote nothing and left nothing to do, the usual end of a lookup while
+ * other threads transact, skips what cannot apply to it: its reads were validated as they were
+ * made (gl_wt: against the version, which it never took; orec_eager's unlogged read-only
+ * attempts: against the snapshot), so the algorithm's commit has nothing to check; it has no
+ * commit time, so no privatization wait and no orec to publish; it wrote nothing, so no
+ * tm_retry waiter can be concerned (tm_wait_check_commit); no actions, counter additions,
+ * logged locals or statistics. Any other goes through tm_commit. (callgrind, an empty
  * transaction under gl_wt at 1 thread: ~120 instructions through tm_commit.) */
-bool tm_commit_read_only(tm_tx *tx)
+void tm_commit_reader(tm_tx *tx)
 {
     if ((tx->n_actions | tx->locals.len | tx->ext.npend | (uintptr_t)tx->stats_site) != 0 ||
         TM_UNLIKELY(tm_stats_on) ||
-        !(tx->mode == TM_MODE_GLWT ? tx->owned == 0 : tx->mode == TM_MODE_OREC_RO))
-        return false;
+        !(tx->mode == TM_MODE_GLWT ? tx->owned == 0 : tx->mode == TM_MODE_OREC_RO)) {
+        tm_commit(tx, 0);
+        return;
+    }
     tm_reader_exit(tx);
     if (tm_config.algo->managed)
         tm_cm_count(tx);
     TM_LINES_END(1);
     tm_reset(tx);
-    return true;
 }
 
 void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc)
