@@ -1,6 +1,6 @@
 /* Workload phases that make the adaptive algorithm change its mind many times.
  *
- * For about a second, the threads cycle every 40 ms through
+ * For about a second (half of one at -O0: o0-div), the threads cycle every 40 ms through
  *  - "hot": every transaction increments one shared counter (all conflict: serial or gl_wt win),
  *  - "transfer": transactions move amounts between random slots of an array and, one time in
  *    four, read the whole array and check its sum (read-mostly: NOrec wins),
@@ -14,6 +14,7 @@
  * uniform and holds its thread's last value. Under the other algorithms it is one more
  * mixed-conflict torture test.
  */
+// TMTEST: o0-div=2
 #include "harness.h"
 
 #define SLOTS 64

@@ -14,6 +14,7 @@
 // TMTEST: threads=2
 // TMTEST: valgrind=yes
 // TMTEST: valgrind-div=4
+// TMTEST: o0-div=4
 #include "harness.h"
 #include <tmkit.h>
 

@@ -12,6 +12,7 @@
  * threads recorded locally equals the shared volume counter updated in the same transactions.
  */
 // TMTEST: libitm-div=4
+// TMTEST: o0-div=4
 #include "harness.h"
 
 #define NACC 4096

@@ -7,6 +7,7 @@
  * and find one with bsearch, inside transactions. No committed reader transaction may see a
  * mix: its results must all belong to one state. */
 // TMTEST: libitm-div=4
+// TMTEST: o0-div=4
 #include "harness.h"
 #include <tmkit.h>
 

@@ -12,6 +12,7 @@
  * red-black tree at 8 threads (bench/results/2026-11-26-transmem-ubench/norec-hang). Relies on
  * glibc malloc's per-thread cache for the reuse; without it the test passes trivially. */
 // TMTEST: libitm-div=4
+// TMTEST: o0-div=4
 #include "harness.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define ROUNDS 40 /* th_iters: a serial runtime waits 50 ms a round for B (the handshake) */
+#define ROUNDS 40 /* th_iters (10 at -O0): a serial runtime waits 50 ms a round for B (handshake) */
 #define WALK_LIMIT 100000L
 
 struct node {

@@ -14,6 +14,7 @@
 // TMTEST: valgrind=yes
 // TMTEST: valgrind-div=4
 // TMTEST: libitm-div=4
+// TMTEST: o0-div=4
 #include <sched.h>
 
 #include "harness.h"

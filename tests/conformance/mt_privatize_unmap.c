@@ -25,6 +25,7 @@
  */
 // TMTEST: timeout=120
 // TMTEST: libitm-div=4
+// TMTEST: o0-div=4
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -33,7 +34,7 @@
 
 #include "harness.h"
 
-#define ROUNDS 8 /* th_iters: 2 under libitm, where quiescence makes each round wait 100 ms */
+#define ROUNDS 8 /* th_iters: 2 under libitm (quiescence makes each round wait 100 ms) and at -O0 */
 #define WORDS 512
 #define FILL(r, k) (((long)(r) << 20) + (k) * 3 + 1)
 

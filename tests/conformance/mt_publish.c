@@ -9,6 +9,7 @@
  * immutable once published, so the committed read of the pointer orders the plain reads).
  * Retired nodes are kept until the end, then every published node is accounted for.
  */
+// TMTEST: o0-div=4
 #include <sched.h>
 #include <stdatomic.h>
 
