@@ -158,8 +158,9 @@ static inline __attribute__((always_inline)) uint32_t tm_begin_serial_excl(tm_tx
  * tm_begin_outer_general an empty speculative transaction under gl_wt cost ~150 instructions
  * to begin, ~270 with its commit (callgrind, 1 thread, 2026-11-27); a short transaction at 2
  * threads, a hash-set lookup of ~5 reads, paid more for these two than for its barriers.
- * checkpoint.S comes here for transactions that cannot cancel, tm_begin_outer_serial for the
- * others. */
+ * checkpoint.S comes here for transactions that cannot cancel (and tm_begin_outer_serial, when
+ * checkpoint.S left them to tm_begin_outer: the counting build); those that may cancel take the
+ * general begin, which can run them biased with undo logging. */
 TM_HIDDEN uint32_t tm_begin_outer_spec(uint32_t prop, tm_tx *tx); /* also checkpoint.S's */
 uint32_t tm_begin_outer_spec(uint32_t prop, tm_tx *tx)
 {

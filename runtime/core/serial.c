@@ -97,7 +97,6 @@ bool tm_reader_enter(tm_tx *tx)
     }
 }
 
-
 /* Waits until every other descriptor is inactive. Returns the TSC cycles spent waiting when
  * statistics are on and it had to wait (the TSC is read only then: ~20 ns a read in some VMs,
  * which an uncontended serial transaction must not pay), else 0. */
