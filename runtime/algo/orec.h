@@ -128,6 +128,8 @@ typedef struct tm_locks {
 TM_HIDDEN tm_locks *tm_locks_grow(tm_tx *tx, size_t want);
 /* Frees the thread's lock records when its descriptor goes back to the pool (orec_locks.c). */
 TM_HIDDEN void tm_locks_free(tm_tx *tx);
+/* Maps the whole orec table in one call, once (orec_locks.c; adaptive's decider). */
+TM_HIDDEN void tm_orecs_populate(void);
 
 /* The thread's lock records with room for `want` (never moved while orecs point into it:
  * orec_lazy reserves before it locks anything). */

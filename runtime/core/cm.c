@@ -70,6 +70,7 @@
  * (txn.c), so nothing livelocks whatever this policy decides.
  */
 #include "../algo/algo.h"
+#include "../algo/orec.h"
 #include "config.h"
 #include "serial_fast.h"
 
@@ -313,6 +314,8 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
              * the last epoch was always the same, and the other was never measured again.) */
             tm_cm.next_probe = probe + 1;
             tm_cm.incumbent = mode;
+            if (tm_cm_modes[probe].many)
+                tm_orecs_populate(); /* before the drain: the others go on meanwhile */
             tm_cm_switch(tx, probe);
             tm_cm.probing = true;
             tm_cm.warming = true;
