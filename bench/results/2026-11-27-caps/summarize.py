@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Reads caps.sh's output; per case, the medians over rounds of per-round ratios."""
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+rounds = defaultdict(list)  # case -> [ {label: ops} ]
+for line in open(sys.argv[1]):
+    m = re.match(r"(\S+) (\S+) ops_per_s=(\d+)", line)
+    if not m:
+        continue
+    case, label, ops = m.group(1), m.group(2), int(m.group(3))
+    rs = rounds[case]
+    if not rs or label in rs[-1]:
+        rs.append({})
+    rs[-1][label] = ops
+
+RATIOS = [("gl1/ad1 (instrumented / uninstrumented, 1 thread)", "gl1", "ad1", 1),
+          ("cap = 2 x gl1/ad1", "gl1", "ad1", 2),
+          ("ad2/ad1 (the goal's ratio)", "ad2", "ad1", 1),
+          ("gl2/ad1", "gl2", "ad1", 1),
+          ("gl2/gl1 (gl_wt's own scaling)", "gl2", "gl1", 1),
+          ("ad2/gl2", "ad2", "gl2", 1),
+          ("ad2/mx2 (against the mutex)", "ad2", "mx2", 1),
+          ("mx2/mx1", "mx2", "mx1", 1)]
+for case, rs in rounds.items():
+    full = [r for r in rs if all(k in r for k in ("ad1", "gl1", "ad2", "gl2", "mx1", "mx2"))]
+    print(f"{case}: {len(full)} rounds")
+    for k in ("ad1", "gl1", "ad2", "gl2", "mx1", "mx2"):
+        print(f"  {k} median {statistics.median(r[k] for r in full) / 1e6:.2f} M ops/s")
+    for name, a, b, f in RATIOS:
+        v = sorted(f * r[a] / r[b] for r in full)
+        print(f"  {name}: median {statistics.median(v):.2f} "
+              f"[{', '.join(f'{x:.2f}' for x in v)}]")
