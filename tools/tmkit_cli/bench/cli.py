@@ -26,7 +26,9 @@ from .execute import (callgrind_instr, describe_rc, git_revision, loadavg, machi
                          run_once)
 from .floor import floor_lines, measure_floor
 from .goals import goals, goals_table
+from .fmt import fmt_ratio
 from .results import Results
+from .scaling import scaling_rows
 from .summary import (RAW_FIELDS, RESULT_FIELDS, make_plots, result_rows, update_readme,
                            write_csv, write_summary)
 
@@ -276,6 +278,8 @@ def run(root, args, argv):
                 log("  " + line)
     for line in filter(None, floor_lines(meta.get("floor"))):
         log("  " + line)
+    for label, value in scaling_rows(res, default, threads):
+        log(f"  {label}: {fmt_ratio(value)}")
     log("")
     log(f"results: {rel}/ (summary.md, results.csv, runs.csv{', ' + ', '.join(plots) if plots else ''})")
     if label == "all" and not args.quick and not args.out:

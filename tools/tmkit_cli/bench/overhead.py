@@ -8,18 +8,15 @@ a pair. On 2026-11-23 (AMD EPYC VM, 9 repeats) this moved the 1-thread geometric
 (ratio of medians) to 0.95 and the lowest case from 0.67 to 0.78, with 10-12 instructions added
 per transaction everywhere (callgrind).
 """
-import statistics
-
 from .fmt import fmt_ratio, section_head
 from .goals import geomean
+from .scaling import paired
 
 
 def paired_ratio(res, key, base_config):
     """Median over the repeats that have both runs of run(key) / run(base) in that repeat."""
     case, threads, _ = key
-    a, b = res.by_repeat.get(key, {}), res.by_repeat.get((case, threads, base_config), {})
-    ratios = [a[r] / b[r] for r in a if r in b and b[r] > 0]
-    return statistics.median(ratios) if ratios else None
+    return paired(res, key, (case, threads, base_config))
 
 
 def overhead_section(res, cases, configs, threads):

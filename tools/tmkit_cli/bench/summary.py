@@ -11,6 +11,7 @@ from .floor import floor_lines
 from .fmt import fmt_ratio, section_head
 from .goals import geomean, goals_table
 from .overhead import overhead_section
+from .scaling import scaling_section
 from .share import share_section
 
 def fmt_rate(x):
@@ -120,6 +121,7 @@ def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
         L += gt
         L.append("")
         L += floor_lines(meta.get("floor"))
+    L += scaling_section(res, default, threads)
     L += overhead_section(res, cases, configs, threads)
     L += share_section(res, cases, configs, threads)
     L += section_head("Throughput",
