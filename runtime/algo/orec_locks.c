@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "orec.h"
+#include "../core/sys.h"
 
 /* The slow part of tm_locks_reserve: a first block, or a bigger one (the old one retired if
  * an orec may still name its records: see the top). */
@@ -73,7 +74,7 @@ void tm_orecs_populate(void)
     uintptr_t a = ((uintptr_t)tm_orecs + page - 1) & ~(page - 1);
     uintptr_t e = (uintptr_t)(tm_orecs + sizeof tm_orecs / sizeof tm_orecs[0]) & ~(page - 1);
 #ifdef MADV_POPULATE_WRITE
-    (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+    tm_sys3(SYS_madvise, (long)a, (long)(e - a), MADV_POPULATE_WRITE); /* errno kept (sys.h) */
 #else
     (void)a;
     (void)e;

@@ -41,11 +41,10 @@
 #define _GNU_SOURCE
 #include <linux/membarrier.h>
 #include <pthread.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "serial_fast.h"
+#include "sys.h"
 #include "tx.h"
 #include "../algo/algo.h"
 #include "../ext/ext.h"
@@ -59,7 +58,7 @@ static pthread_mutex_t tm_bias_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool tm_membarrier(void)
 {
-    return syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
+    return tm_sys3(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
 /* A full barrier on every thread of the process, for other asymmetric handshakes (ext/waiters.c);
@@ -232,9 +231,9 @@ void tm_bias_fork_child(tm_tx *self)
 
 __attribute__((constructor(102))) static void tm_bias_init(void)
 {
-    long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    long q = tm_sys3(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     tm_bias_asymmetric = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-                         syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+                         tm_sys3(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     /* Without membarrier, writing commits fence before they look for waiters (ext/ext.h). */
     if (!tm_bias_asymmetric)
         atomic_fetch_or_explicit(&tm_serial_rwait, TM_RWAIT_FENCE, memory_order_relaxed);

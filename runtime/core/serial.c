@@ -33,11 +33,10 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "serial_fast.h"
+#include "sys.h"
 #include "../ext/ext.h"
 #include "../algo/algo.h"
 #include "../stats/stats.h"
@@ -55,12 +54,12 @@ static bool tm_fork_took_lock;
 
 static void tm_futex_wait(_Atomic uint32_t *w, uint32_t val)
 {
-    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+    tm_sys6(SYS_futex, (long)w, FUTEX_WAIT_PRIVATE, val, 0, 0, 0);
 }
 
 static void tm_futex_wake(_Atomic uint32_t *w, int n)
 {
-    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+    tm_sys6(SYS_futex, (long)w, FUTEX_WAKE_PRIVATE, n, 0, 0, 0);
 }
 
 /* Sleeps until no writer holds the lock. */

@@ -53,10 +53,9 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "serial_fast.h"
+#include "sys.h"
 
 #define TM_SERIAL_LEAD 500u       /* TSC cycles (~0.2 us) the holder runs alone before we look */
 #define TM_SERIAL_LOOK 1000u      /* TSC cycles between a spinner's loads of the word */
@@ -90,11 +89,11 @@ static inline uint64_t tm_serial_tsc(void) { return __builtin_ia32_rdtsc(); }
 static uint32_t tm_serial_running(void)
 {
     char buf[128];
-    long fd = syscall(SYS_openat, AT_FDCWD, "/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    long fd = tm_sys3(SYS_openat, AT_FDCWD, (long)"/proc/loadavg", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ~0u;
-    long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
-    syscall(SYS_close, fd);
+    long n = tm_sys3(SYS_read, fd, (long)buf, sizeof buf - 1);
+    tm_sys3(SYS_close, fd, 0, 0);
     if (n <= 0)
         return ~0u;
     buf[n] = 0;

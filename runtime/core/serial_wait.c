@@ -16,11 +16,10 @@
  * TMKIT_SERIAL_WAIT=block skips both phases (serial.c): waiters register at once.
  */
 #define _GNU_SOURCE
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "serial_fast.h"
+#include "sys.h"
 
 #define TM_SERIAL_POLLS 6
 #define TM_SERIAL_POLL_NS 10000L /* the first sleep's request: 10 us (then 20, 40, ...) */
@@ -33,7 +32,7 @@ bool tm_serial_poll_wait(bool (*trylock)(void))
         if (atomic_load_explicit(&tm_serial_word, memory_order_relaxed) == 2)
             return false;
         struct timespec t = {0, ns};
-        syscall(SYS_nanosleep, &t, NULL); /* EINTR: just a shorter sleep */
+        tm_sys3(SYS_nanosleep, (long)&t, 0, 0); /* EINTR: just a shorter sleep */
         if (atomic_load_explicit(&tm_serial_word, memory_order_relaxed) == 0 && trylock())
             return true;
     }

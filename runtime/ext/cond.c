@@ -15,17 +15,16 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "ext.h"
+#include "../core/sys.h"
 
 static void tm_cond_fire(void *cond, uintptr_t all)
 {
     _Atomic uint32_t *seq = cond, *waiters = seq + 1;
     atomic_fetch_add_explicit(seq, 1, memory_order_seq_cst);
     if (atomic_load_explicit(waiters, memory_order_seq_cst))
-        syscall(SYS_futex, seq, FUTEX_WAKE_PRIVATE, all ? INT_MAX : 1, NULL, NULL, 0);
+        tm_sys6(SYS_futex, (long)seq, FUTEX_WAKE_PRIVATE, all ? INT_MAX : 1, 0, 0, 0);
 }
 
 /* seq points at the condition's first word (tm_cond_t). */

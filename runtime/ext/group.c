@@ -27,21 +27,20 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "group_impl.h"
+#include "../core/sys.h"
 #include "../stats/stats.h"
 
 static void tm_futex_wait(tm_group_state *w, uint32_t val)
 {
-    syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+    tm_sys6(SYS_futex, (long)w, FUTEX_WAIT_PRIVATE, val, 0, 0, 0);
 }
 
 static void tm_futex_wake_all(tm_group_state *w)
 {
-    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    tm_sys6(SYS_futex, (long)w, FUTEX_WAKE_PRIVATE, INT_MAX, 0, 0, 0);
 }
 
 /* Sleeps until the held bit is clear (it was set when looked at). */

@@ -35,13 +35,12 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "ext.h"
 #include "../algo/orec.h"
 #include "../core/serial_fast.h"
+#include "../core/sys.h"
 #include "../stats/stats.h"
 
 TM_HIDDEN __attribute__((noreturn)) void tm_restart_waiting(tm_tx *tx, void (*sleep)(tm_tx *));
@@ -129,9 +128,9 @@ static bool tm_wait_futex(_Atomic uint32_t *word, uint32_t val, uint64_t deadlin
             tp = &ts;
         }
         /* FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC timeout. */
-        long r = syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, val, tp, NULL,
+        long r = tm_sys6(SYS_futex, (long)word, FUTEX_WAIT_BITSET_PRIVATE, val, (long)tp, 0,
                          FUTEX_BITSET_MATCH_ANY);
-        if (r != 0 && errno == ETIMEDOUT)
+        if (r == -ETIMEDOUT)
             return atomic_load_explicit(word, memory_order_acquire) != val;
     }
     return true;

@@ -14,11 +14,10 @@
  * more than TM_WAIT_SLOTS waiters, a walk over every descriptor). */
 #define _GNU_SOURCE
 #include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "ext.h"
 #include "../algo/orec.h"
+#include "../core/sys.h"
 
 TM_HIDDEN void tm_undo_ranges(const tm_undo *u, void (*fn)(void *, uintptr_t, size_t), void *ctx);
 
@@ -66,7 +65,7 @@ static void tm_wake_if(tm_tx *tx, tm_tx *t, const uint64_t *w, bool all)
      * polling needs no system call). */
     atomic_fetch_add_explicit(&t->ext.wake, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&t->ext.asleep, memory_order_seq_cst))
-        syscall(SYS_futex, &t->ext.wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        tm_sys6(SYS_futex, (long)&t->ext.wake, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
 }
 
 void tm_wait_wake(tm_tx *tx)
