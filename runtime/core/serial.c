@@ -32,7 +32,6 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <linux/futex.h>
 
 #include "config.h"
 #include "serial_fast.h"
@@ -51,16 +50,6 @@ _Atomic uint32_t tm_serial_rwait;        /* bit TM_RWAIT_READER: a reader sleeps
 static _Atomic uint32_t tm_serial_rgen;  /* bumped by an unlock that saw tm_serial_rwait */
 _Atomic uint32_t tm_serial_excl; /* readers excluded (see above); written under the lock */
 static bool tm_fork_took_lock;
-
-static void tm_futex_wait(_Atomic uint32_t *w, uint32_t val)
-{
-    tm_sys6(SYS_futex, (long)w, FUTEX_WAIT_PRIVATE, val, 0, 0, 0);
-}
-
-static void tm_futex_wake(_Atomic uint32_t *w, int n)
-{
-    tm_sys6(SYS_futex, (long)w, FUTEX_WAKE_PRIVATE, n, 0, 0, 0);
-}
 
 /* Sleeps until no writer holds the lock. */
 static void tm_serial_wait_free(void)

@@ -14,6 +14,8 @@
 #define TMKIT_CORE_SYS_H
 
 #include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,6 +32,18 @@ static inline long tm_sys6(long nr, long a1, long a2, long a3, long a4, long a5,
 static inline long tm_sys3(long nr, long a1, long a2, long a3)
 {
     return tm_sys6(nr, a1, a2, a3, 0, 0, 0);
+}
+
+/* Sleeps while *w holds val (a wake, a changed word or a signal ends it: callers recheck). */
+static inline void tm_futex_wait(_Atomic uint32_t *w, uint32_t val)
+{
+    tm_sys6(SYS_futex, (long)w, FUTEX_WAIT_PRIVATE, val, 0, 0, 0);
+}
+
+/* Wakes up to n sleepers on w. */
+static inline void tm_futex_wake(_Atomic uint32_t *w, int n)
+{
+    tm_sys6(SYS_futex, (long)w, FUTEX_WAKE_PRIVATE, n, 0, 0, 0);
 }
 
 #endif

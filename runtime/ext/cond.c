@@ -14,7 +14,6 @@
  * costs the signal no system call. */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <linux/futex.h>
 
 #include "ext.h"
 #include "../core/sys.h"
@@ -24,7 +23,7 @@ static void tm_cond_fire(void *cond, uintptr_t all)
     _Atomic uint32_t *seq = cond, *waiters = seq + 1;
     atomic_fetch_add_explicit(seq, 1, memory_order_seq_cst);
     if (atomic_load_explicit(waiters, memory_order_seq_cst))
-        tm_sys6(SYS_futex, (long)seq, FUTEX_WAKE_PRIVATE, all ? INT_MAX : 1, 0, 0, 0);
+        tm_futex_wake(seq, all ? INT_MAX : 1);
 }
 
 /* seq points at the condition's first word (tm_cond_t). */

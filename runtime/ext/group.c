@@ -26,22 +26,11 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <linux/futex.h>
 #include <time.h>
 
 #include "group_impl.h"
 #include "../core/sys.h"
 #include "../stats/stats.h"
-
-static void tm_futex_wait(tm_group_state *w, uint32_t val)
-{
-    tm_sys6(SYS_futex, (long)w, FUTEX_WAIT_PRIVATE, val, 0, 0, 0);
-}
-
-static void tm_futex_wake_all(tm_group_state *w)
-{
-    tm_sys6(SYS_futex, (long)w, FUTEX_WAKE_PRIVATE, INT_MAX, 0, 0, 0);
-}
 
 /* Sleeps until the held bit is clear (it was set when looked at). */
 static void tm_group_sleep(tm_group_state *g)
@@ -130,7 +119,7 @@ void tm_group_unlock_one(tm_group_state *g)
     /* release: the section's writes happen-before the next holder's or reader's acquire. */
     uint32_t old = atomic_exchange_explicit(g, 0, memory_order_release);
     if (old & TM_GROUP_SLEEPERS)
-        tm_futex_wake_all(g);
+        tm_futex_wake(g, INT_MAX);
 }
 
 static void tm_group_take(void *const *list, bool exclusive, uintptr_t pc)

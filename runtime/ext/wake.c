@@ -13,7 +13,6 @@
  * writing commit, a look at each waiter's line found through the waiters' slots (ext.h; with
  * more than TM_WAIT_SLOTS waiters, a walk over every descriptor). */
 #define _GNU_SOURCE
-#include <linux/futex.h>
 
 #include "ext.h"
 #include "../algo/orec.h"
@@ -65,7 +64,7 @@ static void tm_wake_if(tm_tx *tx, tm_tx *t, const uint64_t *w, bool all)
      * polling needs no system call). */
     atomic_fetch_add_explicit(&t->ext.wake, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&t->ext.asleep, memory_order_seq_cst))
-        tm_sys6(SYS_futex, (long)&t->ext.wake, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+        tm_futex_wake(&t->ext.wake, 1);
 }
 
 void tm_wait_wake(tm_tx *tx)
