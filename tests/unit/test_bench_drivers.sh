@@ -1,6 +1,8 @@
 #!/bin/sh
 # The standalone experiments' drivers (tools/tmkit_cli/bench/: prime, costs, waits) in their
-# --quick form: exit 0, a summary with every configuration's row and a CSV; bad options refused.
+# --quick form: exit 0, a summary with every configuration's row and a CSV; bad options refused;
+# and the results layout (layout.py, bench/results/CONVENTIONS.md): context.json names the run's
+# files, a new run removes what the previous one wrote and this one did not, README.md stays.
 . "$(dirname "$0")/lib.sh"
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
@@ -17,6 +19,23 @@ for op in empty read write nested-flat atomic-out ref-atomic-in; do
         fail "costs: no row for $op: $(cat "$d/costs/summary.md")"
 done
 grep -q "Failed runs" "$d/costs/summary.md" && fail "costs: failed runs: $(cat "$d/costs/summary.md")"
+python3 - "$d/costs/context.json" <<'PY' || fail "costs: context.json: see above"
+import json, sys
+c = json.load(open(sys.argv[1]))
+for k in ("experiment", "command", "date", "commit", "machine", "toolchain"):
+    assert c.get(k), (k, c)
+assert sorted(c["files"]) == ["costs.csv", "summary.md"], c["files"]
+assert c["command"] == f"bin/tmkit bench costs --quick --out {sys.argv[1].rsplit('/', 1)[0]}", c
+c["files"].append("old-plot.png")
+json.dump(c, open(sys.argv[1], "w"))
+PY
+echo stale > "$d/costs/old-plot.png"; echo mine > "$d/costs/README.md"; echo other > "$d/costs/notes.txt"
+expect_rc 0 "$T" bench costs --quick --ops empty --out "$d/costs"
+[ -e "$d/costs/old-plot.png" ] && fail "costs: the previous run's old-plot.png was left behind"
+[ "$(cat "$d/costs/README.md")" = mine ] || fail "costs: README.md was touched"
+[ -e "$d/costs/notes.txt" ] || fail "costs: a file no run wrote was removed"
+expect_rc 2 "$T" bench costs --quick --experiment 2026-01-01-costs
+expect_rc 2 "$T" bench --quick --experiment Bad/Name
 expect_rc 2 "$T" bench prime --repeats 0
 expect_rc 2 "$T" bench costs --bogus
 expect_rc 2 "$T" bench waits --repeats -1

@@ -1,8 +1,8 @@
-"""Command-line entry point: sub-command dispatch."""
+"""The `tmkit` command: its sub-commands, their options, and the dispatch to the modules that
+parse their own arguments (report, stat, advise, check, bench's experiments)."""
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 from . import paths
@@ -87,6 +87,22 @@ RAW_BENCH = {
 }
 
 
+DESCRIPTION = """\
+tmkit runs programs built with `gcc -fgnu-tm` on its own transactional-memory runtime (a
+drop-in libitm.so.1), profiles their transactions per source site, finds the critical sections
+of lock-based C code that can become transactions, and measures all of it against GCC's libitm
+and a mutex."""
+
+EPILOG = """\
+examples:
+  tmkit run --algo=gl_wt --stats=prof.json ./server    run on tmkit, write a profile at exit
+  tmkit report prof.json                               the profile: sites, aborts, serial calls
+  tmkit advise -p build                                critical sections in compile_commands.json
+  tmkit bench                                          the benchmark suite (bench/README.md)
+
+`tmkit COMMAND --help` gives each command's options; docs/README.md is the documentation's index."""
+
+
 def _raw(module, argv, root):
     import importlib
     return importlib.import_module(module).run(argv, root)
@@ -97,7 +113,8 @@ def main(argv, root):
         return _raw(RAW[argv[0]][0], argv[1:], root)
     if len(argv) >= 2 and argv[0] == "bench" and argv[1] in RAW_BENCH:
         return _raw(RAW_BENCH[argv[1]], argv[2:], root)
-    p = argparse.ArgumentParser(prog="tmkit", description=__doc__)
+    p = argparse.ArgumentParser(prog="tmkit", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
     sub.required = True
 
@@ -133,7 +150,10 @@ def main(argv, root):
     b.add_argument("--repeats", type=int, help="timed runs per configuration (default 5; --quick 1)")
     b.add_argument("--seconds", type=float, help="length of one timed run (default 0.3; --quick 0.05)")
     b.add_argument("--quick", action="store_true", help="one short repeat, small callgrind runs")
-    b.add_argument("--out", help="output directory (default bench/results/<date>-<suites>/)")
+    b.add_argument("--out", help="output directory (default bench/results/suite/ for the full suite, "
+                   "stats-overhead/ with --with-stats; quick or narrowed runs: build/bench-results/)")
+    b.add_argument("--experiment", metavar="NAME",
+                   help="keep the run in bench/results/NAME/ (bench/results/CONVENTIONS.md)")
     b.add_argument("--no-callgrind", action="store_true", help="skip the instruction counts")
     b.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     b.add_argument("--with-stats", action="store_true",

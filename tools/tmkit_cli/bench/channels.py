@@ -12,7 +12,8 @@ channels_*.so, loaded by the stock lua5.4), the TM builds on tmkit and on GCC's 
             on 1, 3 and 5 workers (Table 2); the counts are checked against Python's.
 Each run is a fresh lua5.4 process (bench/programs/channels/*.lua); configurations run back to
 back at every point, in an order rotated each repeat; medians. Output:
-bench/results/<date>-channels/ (summary.md, runs.csv, futex.csv, plots) unless --out."""
+bench/results/channels/ (summary.md, runs.csv, futex.csv, plots, context.json) unless --out or
+--experiment."""
 import os
 import random
 import shlex
@@ -108,7 +109,7 @@ def run(argv, root):
     channels_summary.write(os.path.join(out, "summary.md"), runs, futex, meta, date, cmd, repeats,
                            {"iterations": iters, "messages": msgs, "file_mb": mb,
                             "patterns": PATTERNS, "searchers": SEARCHERS}, plots, note)
-    print(f"\nresults: {os.path.relpath(out)}/ (summary.md, runs.csv{', futex.csv' if futex else ''})")
+    standalone.close(meta, cmd)
     return 0 if all(r["status"] == "ok" for r in runs) else 1
 
 

@@ -8,9 +8,11 @@ median ops/s (and min/max) and its ratios to the mutex and to the libitm default
 instruction counts per operation come from callgrind in the fixed-operations mode:
 (I(n2) - I(n1)) / (n2 - n1) cancels start-up and set-up.
 
-Output (bench/results/<date>-<suites>/ unless --out): results.csv (one row per case, thread count
-and configuration), runs.csv (every run), summary.md, and PNG plots when matplotlib is available
-from the project venv (scripts/venv.sh), all written by summary.py.
+Output: bench/results/suite/ for the full suite, bench/results/stats-overhead/ with --with-stats,
+bench/results/NAME/ with --experiment NAME, build/bench-results/ for quick or narrowed runs, or
+--out DIR (layout.py): results.csv (one row per case, thread count and configuration), runs.csv
+(every run), summary.md, PNG plots when matplotlib is available from the project venv
+(scripts/venv.sh), all written by summary.py, and context.json.
 """
 import concurrent.futures
 import datetime
@@ -27,6 +29,7 @@ from .execute import (callgrind_instr, describe_rc, git_revision, loadavg, machi
 from .floor import floor_lines, measure_floor
 from .goals import goals, goals_table
 from .fmt import fmt_ratio
+from . import layout
 from .results import Results
 from .scaling import scaling_rows
 from .summary import (RAW_FIELDS, RESULT_FIELDS, make_plots, result_rows, update_readme,
@@ -226,15 +229,21 @@ def run(root, args, argv):
         return 2
 
     label = "all" if chosen == SUITE_ORDER else "-".join(chosen)
-    today = datetime.date.today().isoformat()
-    # Quick runs are for checking, not for keeping: they go under build/ unless --out says else.
-    if args.out:
-        outdir = os.path.abspath(args.out)
-    elif args.quick:
-        outdir = os.path.join(paths.builddir(root), "bench-results", f"{today}-{label}-quick")
-    else:
-        outdir = os.path.join(root, "bench", "results", f"{today}-{label}")
-    os.makedirs(outdir, exist_ok=True)
+    if args.experiment and layout.check_name(args.experiment):
+        print(f"tmkit bench: {layout.check_name(args.experiment)}", file=sys.stderr)
+        return 2
+    # The full suite is kept in bench/results/suite/, the profile's overhead (--with-stats) in
+    # stats-overhead/. Quick runs and narrowed ones (some suites, configurations or thread
+    # counts) are for checking, not keeping: they go under build/ unless --experiment or --out
+    # says where.
+    default = "stats-overhead" if args.with_stats else "suite"
+    narrowed = (label != "all" or bool(args.configs) or threads != [1, 2]) and not args.with_stats
+    run = layout.Run(root, default, args.out, args.experiment, args.quick, narrowed,
+                     scratch_label=f"suite-{label}")
+    if run.experiment is None and not args.out:
+        log(f"tmkit bench: a {'quick' if args.quick else 'narrowed'} run, written under build/ "
+            "(--experiment NAME keeps it in bench/results/NAME/)")
+    outdir = run.dir
     command = "bin/tmkit bench" + "".join(" " + shlex.quote(a) for a in argv)
     meta = {"suites": label, "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
             "command": command, "machine": machine_info(), "revision": git_revision(root),
@@ -264,7 +273,8 @@ def run(root, args, argv):
     goal_rows = goals(res, configs, threads)
     default, head = write_summary(os.path.join(outdir, "summary.md"), res, cases, configs,
                                   threads, meta, plots, goal_rows)
-    rel = os.path.relpath(outdir, root)
+    layout.finish(run, command, meta)
+    rel = run.rel()
     log("")
     log(f"{default} throughput / mutex and / libitm (median of {repeats}):")
     for line in head:
@@ -281,8 +291,8 @@ def run(root, args, argv):
     for label, value in scaling_rows(res, default, threads):
         log(f"  {label}: {fmt_ratio(value)}")
     log("")
-    log(f"results: {rel}/ (summary.md, results.csv, runs.csv{', ' + ', '.join(plots) if plots else ''})")
-    if label == "all" and not args.quick and not args.out:
+    log(f"results: {rel}/ ({', '.join(run.written())}, context.json)")
+    if run.experiment == "suite":
         if update_readme(root, rel, meta, default, head):
             log("README.md: benchmark table updated")
 

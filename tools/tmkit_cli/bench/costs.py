@@ -6,7 +6,7 @@ an empty transaction, one read, one write, nested transactions (flattened, close
 handler, malloc/free, the retry loop, tm_counter_add, tm_atomic_* in and out of transactions,
 a serial-irrevocable switch, a reference count kept three ways inside a larger transaction
 and outside one, a lock group entered around a transaction or locked around plain code, and
-tmkit.h's strlen and snprintf wrappers inside a transaction. Output: bench/results/<date>-costs/ (summary.md, costs.csv) unless --out."""
+tmkit.h's strlen and snprintf wrappers inside a transaction. Output: bench/results/costs/ (summary.md, costs.csv, context.json) unless --out or --experiment."""
 import os
 import statistics
 import subprocess
@@ -107,11 +107,10 @@ def run(argv, root):
             print(f"  {op:<16} {cfg:<11} {rows[-1]['ns'] and round(rows[-1]['ns'], 2)} ns "
                   f"{rows[-1]['instructions']} instr", flush=True)
     standalone.finish(meta, out, rows, "costs.csv")
-    cmd = "bin/tmkit bench costs" + (" --quick" if args.quick else f" --repeats {repeats}") + \
-        (f" --ops {args.ops}" if args.ops else "") + (f" --out {args.out}" if args.out else "")
+    cmd = standalone.command("costs", argv)
     write_summary(os.path.join(out, "summary.md"), rows, configs, meta, date, cmd, repeats, failed,
                   ops)
-    print(f"\nresults: {os.path.relpath(out)}/ (summary.md, costs.csv)")
+    standalone.close(meta, cmd)
     return 0 if not failed else 1
 
 

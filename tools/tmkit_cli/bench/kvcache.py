@@ -12,8 +12,8 @@ stopped with SIGTERM. Repeats interleave the configurations (order rotated each 
 medians. Then, unless --no-profiles, one more run of cache-naive, cache, cache-stats and tmkit on
 tmkit per load and thread count with TMKIT_STATS (profiles/), their `tmkit report` tables and
 `tmkit report --compare` of cache-naive vs cache and cache-stats vs tmkit. Output:
-bench/results/<date>-kvcache/ (summary.md, runs.csv, medians.csv, profiles.csv, figure1.png,
-throughput.png) unless --out."""
+bench/results/kvcache/ (summary.md, runs.csv, medians.csv, profiles.csv, figure1.png,
+throughput.png, context.json) unless --out or --experiment."""
 import os
 import statistics
 import subprocess
@@ -144,8 +144,7 @@ def run(argv, root):
     from .kvcache_summary import write_summary
     write_summary(os.path.join(out, "summary.md"), meta, date, cmd.strip(), a, repeats, threads,
                   cfgs, meds, runs, profs, libitms, plots, note)
-    print(f"\nresults: {os.path.relpath(out)}/ (summary.md, runs.csv, medians.csv"
-          f"{', profiles/' if profs else ''}{', ' + ', '.join(plots) if plots else ''})")
+    standalone.close(meta, cmd.strip())
     return 0 if all(r["status"] == "ok" for r in runs) and all(p["status"] == "ok" for p in profs) else 1
 
 

@@ -12,7 +12,7 @@ and 4 workers:
 Each run is timed as a whole (wall seconds, CPU seconds over wall = cores used); every
 configuration of a point runs back to back in each repeat (order rotated), medians over the
 repeats. Speed-up = the 1-worker lock time over the configuration's time.
-Output: bench/results/<date>-prime/ (summary.md, runs.csv) unless --out."""
+Output: bench/results/prime/ (summary.md, runs.csv, context.json) unless --out or --experiment."""
 import os
 import statistics
 import sys
@@ -66,11 +66,9 @@ def run(argv, root):
                              "status": "ok" if ok else describe_rc(rc) + (": " + err[-200:] if err else "")})
                 print(f"  n={n} {label:<13} {runs[-1]['seconds'] or runs[-1]['status']} s", flush=True)
     standalone.finish(meta, out, runs, "runs.csv")
-    cmd = "bin/tmkit bench prime" + (" --quick" if args.quick else f" --repeats {repeats}") + \
-        (f" --count {count}" if not args.quick and count != 200000 else "") + \
-        (f" --out {args.out}" if args.out else "")
+    cmd = standalone.command("prime", argv)
     write_summary(os.path.join(out, "summary.md"), runs, meta, date, cmd, repeats, count)
-    print(f"\nresults: {os.path.relpath(out)}/ (summary.md, runs.csv)")
+    standalone.close(meta, cmd)
     return 0 if all(r["status"] == "ok" for r in runs) else 1
 
 

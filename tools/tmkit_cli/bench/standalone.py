@@ -1,36 +1,53 @@
 """What the experiments with runners of their own share (`tmkit bench waits`, `prime`,
-`costs`): their common options, the output folder, the run's metadata and the CSV of runs."""
+`costs`): their common options, the output folder (bench/results/NAME/, layout.py), the run's
+metadata, the CSV of runs and the context.json that closes a run."""
 import argparse
 import csv
-import datetime
 import os
+import shlex
 import subprocess
 
+from . import layout
 from .execute import git_revision, loadavg, machine_info
 
 
 def parse(name, doc, argv, repeats_help, extra=None):
-    """(args, repeats) for `tmkit bench NAME`: --repeats, --quick, --out, plus what `extra`
-    (a function of the parser) adds."""
+    """(args, repeats) for `tmkit bench NAME`: --repeats, --quick, --out, --experiment, plus
+    what `extra` (a function of the parser) adds."""
     ap = argparse.ArgumentParser(prog=f"tmkit bench {name}", description=doc.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5, help=f"{repeats_help} (default 5)")
     ap.add_argument("--quick", action="store_true", help="one short repeat")
-    ap.add_argument("--out", help=f"output directory (default bench/results/<date>-{name}/)")
+    ap.add_argument("--out", help=f"output directory (default bench/results/{name}/; --quick: "
+                    f"build/bench-results/{name}-quick/)")
+    ap.add_argument("--experiment", metavar="NAME",
+                    help="keep the run in bench/results/NAME/ instead")
     if extra:
         extra(ap)
     args = ap.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
     if repeats < 1:
         ap.error("--repeats must be at least 1")
+    if args.experiment and layout.check_name(args.experiment):
+        ap.error(layout.check_name(args.experiment))
     return args, repeats
 
 
 def start(root, name, args):
-    """(output folder, created; date; metadata with the load at the start)."""
-    date = datetime.datetime.now()
-    out = args.out or os.path.join(root, "bench", "results", date.strftime("%Y-%m-%d") + f"-{name}")
-    os.makedirs(out, exist_ok=True)
-    return out, date, {"machine": machine_info(), "revision": git_revision(root), "load_start": loadavg()}
+    """(output folder, created; date; metadata with the load at the start and the layout.Run)."""
+    run = layout.Run(root, name, args.out, args.experiment, args.quick)
+    return run.dir, run.started, {"machine": machine_info(), "revision": git_revision(root),
+                                  "load_start": loadavg(), "run": run}
+
+
+def command(name, argv):
+    """The command line as typed, for the summary and context.json."""
+    return f"bin/tmkit bench {name}" + "".join(" " + shlex.quote(a) for a in argv)
+
+
+def close(meta, cmd):
+    """Writes the run's context.json (after its summary, so that the summary is listed)."""
+    layout.finish(meta["run"], cmd, meta)
+    print(f"\nresults: {meta['run'].rel()}/ ({', '.join(meta['run'].written())}, context.json)")
 
 
 def finish(meta, out, rows, csv_name):

@@ -211,7 +211,7 @@ def update_readme(root, rel_outdir, meta, default, head):
     except OSError:
         return False
     block = [README_BEGIN,
-             f"Latest full run ({meta['date']}, {meta['machine']['nproc']} CPUs, "
+             f"Latest full run (commit {meta['revision']}, {meta['machine']['nproc']} CPUs, "
              f"{meta['machine']['cpu']}; `{meta['command']}`): throughput of `{default}` relative "
              f"to a pthread mutex and to the system libitm (above 1 = tmkit faster). Full tables, "
              f"instruction counts and plots: [{rel_outdir}/summary.md]({rel_outdir}/summary.md).",

@@ -7,7 +7,7 @@
   queue     items per second from one producer to N consumers through a queue of 16 slots.
 Every configuration of a point runs back to back in each repeat (order rotated), medians over
 the repeats; the ratios are to the condition-variable version of the same point.
-Output: bench/results/<date>-waits/ (summary.md, runs.csv) unless --out."""
+Output: bench/results/waits/ (summary.md, runs.csv, context.json) unless --out or --experiment."""
 import os
 import statistics
 import sys
@@ -65,10 +65,9 @@ def run(argv, root):
                              "status": "ok" if ok else describe_rc(rc) + (": " + err[-200:] if err else "")})
                 print(f"  {mode:<8} n={n} {label:<8} {runs[-1]['value'] or runs[-1]['status']}", flush=True)
     standalone.finish(meta, out, runs, "runs.csv")
-    cmd = "bin/tmkit bench waits" + (" --quick" if args.quick else f" --repeats {repeats}") + \
-        (f" --out {args.out}" if args.out else "")
+    cmd = standalone.command("waits", argv)
     write_summary(os.path.join(out, "summary.md"), runs, pts, meta, date, cmd, repeats)
-    print(f"\nresults: {os.path.relpath(out)}/ (summary.md, runs.csv)")
+    standalone.close(meta, cmd)
     return 0 if all(r["status"] == "ok" for r in runs) else 1
 
 

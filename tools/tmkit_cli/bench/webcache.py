@@ -12,14 +12,13 @@ again with the builds' order rotated; reports give medians. Once per s, a lock s
 largest thread count is also measured by wrk (apps/loadgen/wl_wrk_urls.lua) right after
 webcache-load, as a cross-check of the load generator.
 
-Output (bench/results/webcache/<date>/ unless --out or --quick): runs.csv (every run),
-results.csv (medians per point), crosscheck.csv, summary.md and throughput.png / latency.png
-(webcache_plot.py under the project venv). A full default run also copies its summary to
-bench/results/webcache/summary.md (the stable "latest" path).
+Output (layout.py): the full default grid in bench/results/webcache/, a --quick or narrowed run
+under build/bench-results/, or --experiment NAME / --out DIR: runs.csv (every run), results.csv
+(medians per point), crosscheck.csv, summary.md, throughput.png / latency.png
+(webcache_plot.py under the project venv) and context.json.
 """
 import datetime
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -29,7 +28,7 @@ import time
 
 from .. import paths
 from ..report import profiles as report
-from . import execute as bench_exec, standalone, webcache_plot as wplot
+from . import layout, execute as bench_exec, standalone, webcache_plot as wplot
 from .summary import write_csv
 from .webcache_args import parse_args
 from .webcache_server import (PointError, Server, run_load, run_wrk, system_libitm_dir,
@@ -167,14 +166,14 @@ def run(argv, root):
     if problem:
         print(f"tmkit bench webcache: {problem}", file=sys.stderr)
         return 2
-    today = datetime.date.today().isoformat()
-    if a.out:
-        outdir = os.path.abspath(a.out)
-    elif a.quick:
-        outdir = os.path.join(builddir, "bench-results", "webcache-quick")
-    else:
-        outdir = os.path.join(root, "bench", "results", "webcache", today)
-    os.makedirs(outdir, exist_ok=True)
+    if a.experiment and layout.check_name(a.experiment):
+        print(f"tmkit bench webcache: {layout.check_name(a.experiment)}", file=sys.stderr)
+        return 2
+    # The full default grid is kept in bench/results/webcache/; a narrowed grid (--s, --builds,
+    # --threads) or --quick run is for checking and goes under build/ unless told otherwise.
+    run_dir = layout.Run(root, "webcache", a.out, a.experiment, a.quick, argv_has_selection(argv),
+                         scratch_label="webcache-partial")
+    outdir = run_dir.dir
     catalog = subprocess.run([os.path.join(bindir, "webcache-urls"), "--catalog"],
                              capture_output=True, text=True).stdout.count("\n")
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
@@ -227,21 +226,11 @@ def run(argv, root):
             break
         if not line.startswith("|---"):
             log("  " + line if line else "")
-    rel = os.path.relpath(outdir, root)
-    default_run = not (a.out or a.quick or argv_has_selection(argv))
-    if default_run:
-        latest = os.path.join(root, "bench", "results", "webcache", "summary.md")
-        text = open(os.path.join(outdir, "summary.md")).read()
-        text = re.sub(r"!\[([^\]]+)\]\(([^)/]+)\)", lambda m: f"![{m.group(1)}]({today}/{m.group(2)})",
-                      text)
-        with open(latest, "w") as f:
-            f.write(text)
-        log(f"latest summary: {os.path.relpath(latest, root)}")
-    log(f"results: {rel}/ (summary.md, results.csv, runs.csv"
-        f"{', crosscheck.csv' if cross else ''}{', ' + ', '.join(plots) if plots else ''})")
+    layout.finish(run_dir, meta["command"], meta)
+    log(f"results: {run_dir.rel()}/ ({', '.join(run_dir.written())}, context.json)")
     return 1 if failures else 0
 
 
 def argv_has_selection(argv):
-    """A run that narrows the default grid does not replace the stable latest summary."""
+    """A run that narrows the default grid does not replace the kept one."""
     return any(x.split("=")[0] in ("--s", "--builds", "--threads") for x in argv)

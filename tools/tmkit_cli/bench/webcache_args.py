@@ -58,7 +58,10 @@ def parse_args(argv, description):
     p.add_argument("--crosscheck", choices=["wrk", "none"], default="wrk",
                    help="client for the cross-check points (default wrk)")
     p.add_argument("--quick", action="store_true", help="one short repeat (a smoke run)")
-    p.add_argument("--out", help="output directory")
+    p.add_argument("--out", help="output directory (default bench/results/webcache/; --quick or a "
+                   "narrowed grid: build/bench-results/)")
+    p.add_argument("--experiment", metavar="NAME",
+                   help="keep the run in bench/results/NAME/ (bench/results/CONVENTIONS.md)")
     p.add_argument("--build", help="build directory (default build/)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     a = p.parse_args(argv)

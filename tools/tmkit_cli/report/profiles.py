@@ -1,12 +1,10 @@
 """Per-site transaction profiles (TMKIT_STATS, docs/stats.md): loading, merging, the derived
 figures of each site and the text table. `tmkit report` (cli.py), `tmkit stat` (live.py), the
 comparison (compare.py), the HTML page (page.py) and the web-cache experiment use it."""
-import argparse
 import glob
 import json
 import os
 import subprocess
-import sys
 
 VERSION = 1
 REASONS = ["abort_read_conflict", "abort_write_conflict", "abort_validation", "abort_cancel",
