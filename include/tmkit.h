@@ -22,7 +22,11 @@
  * has returned (a handler registered in a callee runs at the outermost commit). The body may use
  * only the captured names and globals: a reference to any other local of the enclosing function
  * would need a stack trampoline, which GCC reports with -Wtrampolines (tmkit.h turns that into an
- * error inside handler bodies). With no captures write `tm_on_commit() { ... }`. In C this needs
+ * error inside handler bodies). With no captures write `tm_on_commit() { ... }`. Under -Wshadow
+ * GCC reports each captured name as shadowing the local it copies: that is the mechanism (the
+ * body sees the copy), and the macro cannot silence it (the pragma that restored the warning
+ * would have to sit between the body's parameters and its braces, where GCC takes none), so a
+ * program built with -Wshadow -Werror turns it off around its handlers. In C this needs
  * -Og or higher (at -O0 GCC always makes trampolines for nested functions; the header then stops
  * with a clear error). C++ programs use tmkit::on_commit / tmkit::on_abort with a lambda.
  *
@@ -53,6 +57,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "tmkit/abi.h"     /* the Intel TM ABI calls below */
 #include "tmkit/compat.h"  /* parses with clang too (tmkit advise) */
 #include "tmkit/counter.h" /* tm_counter_t: deferred commutative counters */
 #include "tmkit/wait.h"    /* tm_retry, tm_cond_t: blocking waits inside transactions */
@@ -73,16 +78,14 @@ extern "C" {
 
 enum { TMKIT_ON_COMMIT = 1, TMKIT_ON_ABORT = 2 };
 
-/* The Intel TM ABI calls the handlers use (present in tmkit and in GCC's libitm alike). */
-int _ITM_inTransaction(void) __attribute__((transaction_pure));
-void _ITM_addUserCommitAction(void (*)(void *), unsigned int, void *) __attribute__((transaction_pure));
-void _ITM_addUserUndoAction(void (*)(void *), void *) __attribute__((transaction_pure));
-void *_ITM_memcpyRtWn(void *, const void *, size_t) __attribute__((transaction_pure));
+/* The handlers use _ITM_inTransaction, _ITM_addUserCommitAction, _ITM_addUserUndoAction and
+ * _ITM_memcpyRtWn (tmkit/abi.h), present in tmkit and in GCC's libitm alike. */
 
 struct tmkit__closure {
     void (*thunk)(void *);
     int ready; /* the captures are copied (an abort handler runs only then) */
-    unsigned char data[] __attribute__((aligned(16)));
+    /* a flexible array member: C99, and a GNU extension in C++ (hence __extension__) */
+    __extension__ unsigned char data[] __attribute__((aligned(16)));
 };
 
 static void tmkit__closure_run(void *p)
@@ -109,8 +112,8 @@ static inline __attribute__((transaction_pure, unused)) void
 tmkit_handler_register(int when, void (*thunk)(void *), const void *captures, size_t size)
 {
     if (_ITM_inTransaction() == 0) {
-        if (when == TMKIT_ON_COMMIT)
-            thunk((void *)captures);
+        if (when == TMKIT_ON_COMMIT) /* the thunk only reads the captures */
+            thunk(TMKIT__UNCONST(void *, captures));
         return;
     }
     struct tmkit__closure *c = (struct tmkit__closure *)malloc(sizeof *c + size);
@@ -135,14 +138,24 @@ tmkit_handler_register(int when, void (*thunk)(void *), const void *captures, si
 /* Forces the compiler to reload memory (see the caveat above). */
 #define tmkit_compiler_barrier() __asm__ __volatile__("" ::: "memory")
 
-/* ---- argument-list machinery (up to 8 captures) ---- */
-#define TMKIT__NARG(...) TMKIT__NARG_(__VA_OPT__(__VA_ARGS__, ) 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#ifndef __cplusplus
+/* ---- argument-list machinery (up to 8 captures), in plain C99: gcc -pedantic objects to
+ * __VA_OPT__ before C2X even where the header only defines it ---- */
+/* The number of arguments, 1 for none as for one (TMKIT__MAP_1 tells those two apart). */
+#define TMKIT__NARG(...) TMKIT__NARG_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define TMKIT__NARG_(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+/* 1 if the argument (a name, or nothing) is empty: only then is TMKIT__PROBE followed by its
+ * parentheses, and expands to two arguments. */
+#define TMKIT__EMPTY(a) TMKIT__SECOND_(TMKIT__PROBE a (), 0, ~)
+#define TMKIT__PROBE(...) ~, 1
+#define TMKIT__SECOND_(...) TMKIT__SECOND(__VA_ARGS__)
+#define TMKIT__SECOND(a, b, ...) b
 #define TMKIT__CAT(a, b) TMKIT__CAT_(a, b)
 #define TMKIT__CAT_(a, b) a##b
 #define TMKIT__MAP(m, ...) TMKIT__CAT(TMKIT__MAP_, TMKIT__NARG(__VA_ARGS__))(m, __VA_ARGS__)
-#define TMKIT__MAP_0(m, ...)
-#define TMKIT__MAP_1(m, a) m(a)
+#define TMKIT__MAP_1(m, a) TMKIT__CAT(TMKIT__MAP_1_, TMKIT__EMPTY(a))(m, a)
+#define TMKIT__MAP_1_0(m, a) m(a)
+#define TMKIT__MAP_1_1(m, a)
 #define TMKIT__MAP_2(m, a, ...) m(a) TMKIT__MAP_1(m, __VA_ARGS__)
 #define TMKIT__MAP_3(m, a, ...) m(a) TMKIT__MAP_2(m, __VA_ARGS__)
 #define TMKIT__MAP_4(m, a, ...) m(a) TMKIT__MAP_3(m, __VA_ARGS__)
@@ -155,17 +168,19 @@ tmkit_handler_register(int when, void (*thunk)(void *), const void *captures, si
 #define TMKIT__PARAM(v) , __typeof__(v) v
 #define TMKIT__ARG(v) , tmkit__c->v
 
-#ifndef __cplusplus
+/* Nested functions are GNU C: each declaration is marked __extension__, so that programs
+ * built with -pedantic accept the expansion (the handler's body included). */
 #define TMKIT__HANDLER(when, n, ...)                                                         \
     _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic error \"-Wtrampolines\"")        \
-    auto void TMKIT__CAT(tmkit__body_, n)(char tmkit__unused TMKIT__MAP(TMKIT__PARAM, __VA_ARGS__)); \
+    __extension__ auto void TMKIT__CAT(tmkit__body_, n)(char tmkit__unused                   \
+                                                        TMKIT__MAP(TMKIT__PARAM, __VA_ARGS__)); \
     struct TMKIT__CAT(tmkit__cap_, n) {                                                      \
         __typeof__(&TMKIT__CAT(tmkit__body_, n)) tmkit__fn;                                  \
         TMKIT__MAP(TMKIT__FIELD, __VA_ARGS__)                                                \
     } TMKIT__CAT(tmkit__vals_, n) = {.tmkit__fn = TMKIT__CAT(tmkit__body_, n),               \
                                      TMKIT__MAP(TMKIT__INIT, __VA_ARGS__)};                  \
-    auto void TMKIT__CAT(tmkit__thunk_, n)(void *);                                          \
-    void TMKIT__CAT(tmkit__thunk_, n)(void *tmkit__p)                                        \
+    __extension__ auto void TMKIT__CAT(tmkit__thunk_, n)(void *);                            \
+    __extension__ void TMKIT__CAT(tmkit__thunk_, n)(void *tmkit__p)                          \
     {                                                                                        \
         struct TMKIT__CAT(tmkit__cap_, n) *tmkit__c = tmkit__p;                              \
         tmkit__c->tmkit__fn(0 TMKIT__MAP(TMKIT__ARG, __VA_ARGS__));                          \
@@ -173,8 +188,8 @@ tmkit_handler_register(int when, void (*thunk)(void *), const void *captures, si
     tmkit_handler_register(when, TMKIT__CAT(tmkit__thunk_, n), &TMKIT__CAT(tmkit__vals_, n), \
                            sizeof TMKIT__CAT(tmkit__vals_, n));                              \
     _Pragma("GCC diagnostic pop")                                                            \
-    void TMKIT__CAT(tmkit__body_, n)(char tmkit__unused __attribute__((unused))              \
-                                     TMKIT__MAP(TMKIT__PARAM, __VA_ARGS__))
+    __extension__ void TMKIT__CAT(tmkit__body_, n)(char tmkit__unused __attribute__((unused)) \
+                                                   TMKIT__MAP(TMKIT__PARAM, __VA_ARGS__))
 
 #ifdef __OPTIMIZE__
 #define tm_on_commit(...) TMKIT__HANDLER(TMKIT_ON_COMMIT, __COUNTER__, __VA_ARGS__)

@@ -33,6 +33,7 @@
 
 #include <stdint.h>
 
+#include "abi.h" /* _ITM_RU4 & co. */
 #include "compat.h"
 
 #ifdef __cplusplus
@@ -40,12 +41,6 @@ extern "C" {
 #endif
 
 #ifndef TMKIT_NO_TM
-uint32_t _ITM_RU4(const uint32_t *) __attribute__((transaction_pure));
-uint64_t _ITM_RU8(const uint64_t *) __attribute__((transaction_pure));
-uint32_t _ITM_RfWU4(const uint32_t *) __attribute__((transaction_pure));
-uint64_t _ITM_RfWU8(const uint64_t *) __attribute__((transaction_pure));
-void _ITM_WU4(uint32_t *, uint32_t) __attribute__((transaction_pure));
-void _ITM_WU8(uint64_t *, uint64_t) __attribute__((transaction_pure));
 #define TMKIT__ATOMIC_WRAP(fn) __attribute__((transaction_pure, transaction_wrap(fn)))
 #else
 #define TMKIT__ATOMIC_WRAP(fn)
@@ -69,13 +64,15 @@ tmkit__aret tmkit_atomic_biased(void *p, unsigned code, uint64_t v, uint64_t cmp
      (tmkit__r = tmkit_atomic_biased((void *)(p), TMKIT__AOP(op, N), (uint64_t)(v), (uint64_t)(cmp))).done)
 
 /* Weak and used: every translation unit may emit them, the program keeps one copy, and the
- * wrappers exist even when only GCC's transaction_wrap refers to them. */
+ * wrappers exist even when only GCC's transaction_wrap refers to them. Each is declared before
+ * its definition, as programs built with -Wmissing-prototypes want of every global function. */
 #define TMKIT__ATOMIC_FN __attribute__((weak, used, noinline))
 
 /* One set of operations on a word type T (W: the unsigned word the barriers take, N: its size
  * for the barrier names, S: the name suffix). The plain version is a one-word transaction; the
  * wrapper (inside transactions) reads for write and writes through the enclosing one. */
 #define TMKIT__ATOMIC_RMW(T, W, N, S, name, code, expr)                                      \
+    TMKIT__ATOMIC_FN T tmkit_atomic_##name##_##S(T *, T);                                    \
     TMKIT__ATOMIC_FN T tmkit_atomic_##name##_##S(T *p, T v)                                  \
     {                                                                                       \
         T old;                                                                              \
@@ -103,6 +100,7 @@ tmkit__aret tmkit_atomic_biased(void *p, unsigned code, uint64_t v, uint64_t cmp
     }
 
 #define TMKIT__ATOMIC_WORD(T, W, N, S)                                                        \
+    TMKIT__ATOMIC_FN T tmkit_atomic_load_##S(T *);                                           \
     TMKIT__ATOMIC_FN T tmkit_atomic_load_##S(T *p)                                           \
     {                                                                                       \
         T v;                                                                                \
@@ -114,6 +112,7 @@ tmkit__aret tmkit_atomic_biased(void *p, unsigned code, uint64_t v, uint64_t cmp
     }                                                                                       \
     TMKIT__ATOMIC_FN T tmkit_tx_atomic_load_##S(T *) TMKIT__ATOMIC_WRAP(tmkit_atomic_load_##S); \
     TMKIT__ATOMIC_FN T tmkit_tx_atomic_load_##S(T *p) { return (T)_ITM_RU##N((const W *)p); } \
+    TMKIT__ATOMIC_FN void tmkit_atomic_store_##S(T *, T);                                    \
     TMKIT__ATOMIC_FN void tmkit_atomic_store_##S(T *p, T v)                                  \
     {                                                                                       \
         tmkit__aret tmkit__r;                                                               \
@@ -124,6 +123,7 @@ tmkit__aret tmkit_atomic_biased(void *p, unsigned code, uint64_t v, uint64_t cmp
     TMKIT__ATOMIC_FN void tmkit_tx_atomic_store_##S(T *, T)                                  \
         TMKIT__ATOMIC_WRAP(tmkit_atomic_store_##S);                                         \
     TMKIT__ATOMIC_FN void tmkit_tx_atomic_store_##S(T *p, T v) { _ITM_WU##N((W *)p, (W)v); } \
+    TMKIT__ATOMIC_FN int tmkit_atomic_cas_##S(T *, T *, T);                                  \
     TMKIT__ATOMIC_FN int tmkit_atomic_cas_##S(T *p, T *expected, T desired)                  \
     {                                                                                       \
         T seen;                                                                             \
@@ -219,22 +219,24 @@ inline __attribute__((transaction_safe)) int tm_atomic_compare_exchange(T **p, T
     return tmkit_atomic_cas_p(reinterpret_cast<void **>(p), reinterpret_cast<void **>(e), d);
 }
 #elif !defined(TMKIT_NO_TM)
+/* _Generic is C11: __extension__ keeps -std=gnu99 -pedantic builds quiet about it. */
 #define TMKIT__ATOMIC_PICK(p, op)                                                             \
-    _Generic(*(p), long: tmkit__##op##_l, unsigned long: tmkit__##op##_ul,                    \
-             int: tmkit__##op##_i, unsigned int: tmkit__##op##_ui)
+    (__extension__ _Generic(*(p), long: tmkit__##op##_l, unsigned long: tmkit__##op##_ul,     \
+                            int: tmkit__##op##_i, unsigned int: tmkit__##op##_ui))
 #define TMKIT__ATOMIC_PICKP(p, op)                                                            \
-    _Generic(*(p), long: tmkit_atomic_##op##_l, unsigned long: tmkit_atomic_##op##_ul,        \
-             int: tmkit_atomic_##op##_i, unsigned int: tmkit_atomic_##op##_ui,                \
-             default: tmkit_atomic_##op##_p)
+    (__extension__ _Generic(*(p), long: tmkit_atomic_##op##_l,                                \
+                            unsigned long: tmkit_atomic_##op##_ul, int: tmkit_atomic_##op##_i, \
+                            unsigned int: tmkit_atomic_##op##_ui, default: tmkit_atomic_##op##_p))
 /* Pointers go through void **: any object pointer type converts. */
 #define TMKIT__ATOMIC_P(p)                                                                    \
-    _Generic(*(p), long: (p), unsigned long: (p), int: (p), unsigned int: (p), default: (void **)(p))
+    (__extension__ _Generic(*(p), long: (p), unsigned long: (p), int: (p), unsigned int: (p), \
+                            default: (void **)(p)))
 #define tm_atomic_load(p) TMKIT__ATOMIC_PICKP(p, load)(TMKIT__ATOMIC_P(p))
 #define tm_atomic_store(p, v) TMKIT__ATOMIC_PICKP(p, store)(TMKIT__ATOMIC_P(p), (v))
 #define tm_atomic_exchange(p, v)                                                              \
-    _Generic(*(p), long: tmkit__exchange_l, unsigned long: tmkit__exchange_ul,                \
-             int: tmkit__exchange_i, unsigned int: tmkit__exchange_ui,                        \
-             default: tmkit__exchange_p)(TMKIT__ATOMIC_P(p), (v))
+    (__extension__ _Generic(*(p), long: tmkit__exchange_l, unsigned long: tmkit__exchange_ul, \
+                            int: tmkit__exchange_i, unsigned int: tmkit__exchange_ui,         \
+                            default: tmkit__exchange_p))(TMKIT__ATOMIC_P(p), (v))
 #define tm_atomic_compare_exchange(p, e, d)                                                   \
     TMKIT__ATOMIC_PICKP(p, cas)(TMKIT__ATOMIC_P(p), TMKIT__ATOMIC_P(e), (d))
 #define tm_atomic_fetch_add(p, v) TMKIT__ATOMIC_PICK(p, add)((p), (v))

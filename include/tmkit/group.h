@@ -44,12 +44,36 @@
 extern "C" {
 #endif
 
+/* The fallback's read-write lock. A strict ISO mode (-std=c99/c11/c17 without _GNU_SOURCE or
+ * _POSIX_C_SOURCE) hides POSIX's read-write locks in <pthread.h> (PTHREAD_RWLOCK_INITIALIZER is
+ * defined exactly when they are shown); tm_group_t must keep one layout in every translation
+ * unit, so there it holds the same storage as glibc's pthread_rwlock_t (a union of these
+ * sizes), whose static initializer is all zeros, and the calls go by names of our own. */
+#ifdef PTHREAD_RWLOCK_INITIALIZER
+typedef pthread_rwlock_t tmkit__rwlock_t;
+#define TMKIT__RWLOCK_INITIALIZER PTHREAD_RWLOCK_INITIALIZER
+#define tmkit__rwlock_rdlock pthread_rwlock_rdlock
+#define tmkit__rwlock_wrlock pthread_rwlock_wrlock
+#define tmkit__rwlock_unlock pthread_rwlock_unlock
+#elif defined(__SIZEOF_PTHREAD_RWLOCK_T)
+typedef union {
+    char size_[__SIZEOF_PTHREAD_RWLOCK_T];
+    long align_;
+} tmkit__rwlock_t;
+#define TMKIT__RWLOCK_INITIALIZER {{0}}
+int tmkit__rwlock_rdlock(tmkit__rwlock_t *) __asm__("pthread_rwlock_rdlock");
+int tmkit__rwlock_wrlock(tmkit__rwlock_t *) __asm__("pthread_rwlock_wrlock");
+int tmkit__rwlock_unlock(tmkit__rwlock_t *) __asm__("pthread_rwlock_unlock");
+#else
+#error "tmkit/group.h: <pthread.h> shows no read-write locks: define _POSIX_C_SOURCE=200809L"
+#endif
+
 typedef struct tm_group {
-    unsigned int state;        /* tmkit: held and sleepers bits (the futex word) */
+    unsigned int state;       /* tmkit: held and sleepers bits (the futex word) */
     unsigned int pad_;
-    pthread_rwlock_t fallback; /* GCC's libitm: the group is this lock */
+    tmkit__rwlock_t fallback; /* GCC's libitm: the group is this lock (a pthread_rwlock_t) */
 } tm_group_t;
-#define TM_GROUP_INITIALIZER {0, 0, PTHREAD_RWLOCK_INITIALIZER}
+#define TM_GROUP_INITIALIZER {0, 0, TMKIT__RWLOCK_INITIALIZER}
 
 void tmkit_group_enter(tm_group_t *const *groups) __attribute__((weak));
 void tmkit_group_exit(tm_group_t *const *groups) __attribute__((weak));
@@ -86,11 +110,11 @@ static inline __attribute__((unused)) void tmkit__group_fallback(int op, tm_grou
     for (int k = 0; k < n; k++) {
         tm_group_t *x = op == TMKIT__GROUP_EXIT || op == TMKIT__GROUP_UNLOCK ? g[n - 1 - k] : g[k];
         if (op == TMKIT__GROUP_ENTER)
-            pthread_rwlock_rdlock(&x->fallback);
+            tmkit__rwlock_rdlock(&x->fallback);
         else if (op == TMKIT__GROUP_LOCK)
-            pthread_rwlock_wrlock(&x->fallback);
+            tmkit__rwlock_wrlock(&x->fallback);
         else
-            pthread_rwlock_unlock(&x->fallback);
+            tmkit__rwlock_unlock(&x->fallback);
     }
 }
 #else

@@ -32,6 +32,10 @@
 
 #include "compat.h"
 
+/* C only: in C++ <cstring> overloads strchr & co., which transaction_wrap cannot name (tmkit.h
+ * leaves this header out there; included directly, it declares nothing). */
+#ifndef __cplusplus
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -42,11 +46,21 @@
 #include <string.h>
 #include <strings.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "abi.h" /* the ABI calls */
 
-#include "libc_io.h" /* the ABI calls, and reading and writing through the transaction */
+#define TMKIT__LIBC_PARTS 1 /* the tmkit/libc_*.h below are parts of this header */
+#include "libc_io.h"        /* reading and writing through the transaction */
+
+/* strnlen, stpcpy, strdup and strndup are POSIX.1-2008, which a strict ISO mode without a
+ * feature macro (-std=c11 alone) hides in <string.h>; transaction_wrap can only name a declared
+ * function. There the same wrappers are defined (one set of symbols for the whole program) but
+ * not attached, and the program cannot call those functions anyway. */
+#if (defined(_POSIX_C_SOURCE) && (_POSIX_C_SOURCE - 0) >= 200809L) ||                         \
+    (defined(_XOPEN_SOURCE) && (_XOPEN_SOURCE - 0) >= 700) || defined(_GNU_SOURCE)
+#define TMKIT_WRAP_POSIX(fn) TMKIT_WRAP(fn)
+#else
+#define TMKIT_WRAP_POSIX(fn) __attribute__((transaction_pure))
+#endif
 
 /* ---- memory and strings ---- */
 
@@ -71,11 +85,11 @@ TMKIT_WRAPPER void *tmkit_tx_memchr(const void *s, int c, size_t n)
     uintptr_t lo = (uintptr_t)s;
     for (size_t i = 0; i < n; i++)
         if (tmkit__at_in(&r, (const char *)s + i, lo, lo + n) == (unsigned char)c)
-            return (char *)s + i;
+            return TMKIT__UNCONST(char *, s) + i;
     return NULL;
 }
 
-TMKIT_WRAPPER size_t tmkit_tx_strnlen(const char *, size_t) TMKIT_WRAP(strnlen);
+TMKIT_WRAPPER size_t tmkit_tx_strnlen(const char *, size_t) TMKIT_WRAP_POSIX(strnlen);
 TMKIT_WRAPPER size_t tmkit_tx_strnlen(const char *s, size_t max)
 {
     tmkit__rd r = TMKIT_RD;
@@ -123,7 +137,7 @@ TMKIT_WRAPPER char *tmkit_tx_strchr(const char *s, int c)
     for (;; s++) {
         unsigned char x = tmkit__at(&r, s);
         if (x == (unsigned char)c)
-            return (char *)s;
+            return TMKIT__UNCONST(char *, s);
         if (!x)
             return NULL;
     }
@@ -139,7 +153,7 @@ TMKIT_WRAPPER char *tmkit_tx_strrchr(const char *s, int c)
         if (x == (unsigned char)c)
             last = s;
         if (!x)
-            return (char *)last;
+            return TMKIT__UNCONST(char *, last);
     }
 }
 
@@ -148,11 +162,11 @@ TMKIT_WRAPPER char *tmkit_tx_strstr(const char *h, const char *nd)
 {
     size_t m = tmkit_tx_strlen(nd);
     if (!m)
-        return (char *)h;
+        return TMKIT__UNCONST(char *, h);
     tmkit__rd rh = TMKIT_RD;
     for (const char *p = h; tmkit__at(&rh, p); p++)
         if (tmkit__cmp(p, nd, m, 0) == 0)
-            return (char *)p;
+            return TMKIT__UNCONST(char *, p);
     return NULL;
 }
 
@@ -197,7 +211,7 @@ TMKIT_PURE size_t tmkit__copy(char *dst, const char *src, size_t max, int nul)
 
 TMKIT_WRAPPER char *tmkit_tx_strcpy(char *, const char *) TMKIT_WRAP(strcpy);
 TMKIT_WRAPPER char *tmkit_tx_strcpy(char *d, const char *s) { tmkit__copy(d, s, SIZE_MAX, 1); return d; }
-TMKIT_WRAPPER char *tmkit_tx_stpcpy(char *, const char *) TMKIT_WRAP(stpcpy);
+TMKIT_WRAPPER char *tmkit_tx_stpcpy(char *, const char *) TMKIT_WRAP_POSIX(stpcpy);
 TMKIT_WRAPPER char *tmkit_tx_stpcpy(char *d, const char *s) { return d + tmkit__copy(d, s, SIZE_MAX, 1) - 1; }
 
 TMKIT_WRAPPER char *tmkit_tx_strncpy(char *, const char *, size_t) TMKIT_WRAP(strncpy);
@@ -229,7 +243,7 @@ TMKIT_WRAPPER char *tmkit_tx_strncat(char *d, const char *s, size_t n)
     return d;
 }
 
-TMKIT_WRAPPER char *tmkit_tx_strndup(const char *, size_t) TMKIT_WRAP(strndup);
+TMKIT_WRAPPER char *tmkit_tx_strndup(const char *, size_t) TMKIT_WRAP_POSIX(strndup);
 TMKIT_WRAPPER char *tmkit_tx_strndup(const char *s, size_t n)
 {
     size_t len = tmkit_tx_strnlen(s, n);
@@ -241,14 +255,12 @@ TMKIT_WRAPPER char *tmkit_tx_strndup(const char *s, size_t n)
     return d;
 }
 
-TMKIT_WRAPPER char *tmkit_tx_strdup(const char *) TMKIT_WRAP(strdup);
+TMKIT_WRAPPER char *tmkit_tx_strdup(const char *) TMKIT_WRAP_POSIX(strdup);
 TMKIT_WRAPPER char *tmkit_tx_strdup(const char *s) { return tmkit_tx_strndup(s, SIZE_MAX); }
 
 #include "libc_printf.h" /* snprintf's conversions */
 #include "libc_fmt.h"    /* numbers, snprintf */
 #include "libc_sort.h"   /* qsort/bsearch, ctype */
 
-#ifdef __cplusplus
-}
-#endif
+#endif /* !__cplusplus */
 #endif

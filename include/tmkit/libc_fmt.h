@@ -1,7 +1,11 @@
 /* tmkit/libc_fmt.h — the number and formatting parts of the transaction-safe libc (included
  * by tmkit/libc.h, which explains the scheme; snprintf's conversions: tmkit/libc_printf.h;
  * sorting and ctype: tmkit/libc_sort.h). */
-#ifndef TMKIT_LIBC_FMT_H
+#ifndef TMKIT__LIBC_PARTS
+/* A part of tmkit/libc.h, which includes it where it belongs (and defines TMKIT__LIBC_PARTS
+ * first): included directly, it brings in the whole of tmkit/libc.h. */
+#include "libc.h"
+#elif !defined(TMKIT_LIBC_FMT_H)
 #define TMKIT_LIBC_FMT_H
 
 /* ---- numbers: the number's text is copied out of the transaction, glibc parses the copy ---- */
@@ -40,7 +44,7 @@ TMKIT_PURE size_t tmkit__numtext(const char *s, char *buf, size_t cap)
         type v = fn(buf, &e, base);                                                         \
         tmkit__errno_end(saved); /* ERANGE, EINVAL through the transaction */                \
         if (end)                                                                            \
-            *end = (char *)s + (e - buf);                                                   \
+            *end = TMKIT__UNCONST(char *, s) + (e - buf);                                   \
         return v;                                                                           \
     }
 TMKIT__STRTO(strtol, long, strtol)
@@ -134,7 +138,7 @@ TMKIT_PURE int tmkit__vformat(tmkit__out *o, const char *f, va_list ap)
             case 2: x = (short)va_arg(ap, int); break;
             case 3: x = va_arg(ap, long); break;
             case 4: case 8: x = va_arg(ap, long long); break;
-            case 5: x = va_arg(ap, ssize_t); break;
+            case 5: x = va_arg(ap, ptrdiff_t); break; /* ssize_t, which is POSIX only */
             case 6: x = va_arg(ap, intmax_t); break;
             case 7: x = va_arg(ap, ptrdiff_t); break;
             default: x = va_arg(ap, int);

@@ -1,24 +1,21 @@
 /* tmkit/libc_io.h — how the transaction-safe libc (tmkit/libc.h, which explains the scheme)
  * reads and writes shared memory: through the enclosing transaction's barriers, a word or a
- * block at a time. Included by tmkit/libc.h inside its extern "C". */
-#ifndef TMKIT_LIBC_IO_H
+ * block at a time. Included by tmkit/libc.h. */
+#ifndef TMKIT__LIBC_PARTS
+/* A part of tmkit/libc.h, which includes it where it belongs (and defines TMKIT__LIBC_PARTS
+ * first): included directly, it brings in the whole of tmkit/libc.h. */
+#include "libc.h"
+#elif !defined(TMKIT_LIBC_IO_H)
 #define TMKIT_LIBC_IO_H
 
-/* The ABI calls the wrappers use (in tmkit and in GCC's libitm alike). */
-uint8_t _ITM_RU1(const uint8_t *) __attribute__((transaction_pure));
-uint64_t _ITM_RU8(const uint64_t *) __attribute__((transaction_pure));
-void _ITM_WU1(uint8_t *, uint8_t) __attribute__((transaction_pure));
-void _ITM_WU4(uint32_t *, uint32_t) __attribute__((transaction_pure));
-/* The block copies under names GCC does not know, returning nothing: GCC treats _ITM_memcpy*
- * as memcpy and reuses its result as the destination, which GCC's libitm does not return
+/* The ABI calls the wrappers use are declared in tmkit/abi.h. The block copies are here, under
+ * names GCC does not know, returning nothing: GCC treats _ITM_memcpy* as memcpy and reuses its
+ * result as the destination, which GCC's libitm does not return
  * (docs/libitm-differences.md: c_mem_retval); on libitm that corrupted the stack. */
 void tmkit__read_block(void *, const void *, size_t) __asm__("_ITM_memcpyRtWn")
     __attribute__((transaction_pure));
 void tmkit__write_block(void *, const void *, size_t) __asm__("_ITM_memcpyRnWt")
     __attribute__((transaction_pure));
-void *_ITM_malloc(size_t) __attribute__((transaction_pure));
-void *_ITM_getTMCloneSafe(void *) __attribute__((transaction_pure));
-void _ITM_changeTransactionMode(int) __attribute__((transaction_pure));
 
 /* A wrapper: weak, so every translation unit that includes this header can emit it and the
  * program keeps one copy; emitted even if only GCC's transaction_wrap refers to it. */

@@ -6,10 +6,12 @@
  * the padding to the width is ours. The output goes into the transaction through tmkit__wr,
  * and nothing here is sized by the width or the precision: padding is emitted in a loop, and
  * once the caller's buffer is full it is only counted. */
-#ifndef TMKIT_LIBC_PRINTF_H
+#ifndef TMKIT__LIBC_PARTS
+/* A part of tmkit/libc.h, which includes it where it belongs (and defines TMKIT__LIBC_PARTS
+ * first): included directly, it brings in the whole of tmkit/libc.h. */
+#include "libc.h"
+#elif !defined(TMKIT_LIBC_PRINTF_H)
 #define TMKIT_LIBC_PRINTF_H
-
-void _ITM_free(void *) __attribute__((transaction_pure));
 
 typedef struct {
     tmkit__wr w;

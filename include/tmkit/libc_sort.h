@@ -1,12 +1,24 @@
 /* tmkit/libc_sort.h — the sorting, searching and ctype parts of the transaction-safe libc
  * (included by tmkit/libc.h, which explains the scheme, after tmkit/libc_fmt.h). */
-#ifndef TMKIT_LIBC_SORT_H
+#ifndef TMKIT__LIBC_PARTS
+/* A part of tmkit/libc.h, which includes it where it belongs (and defines TMKIT__LIBC_PARTS
+ * first): included directly, it brings in the whole of tmkit/libc.h. */
+#include "libc.h"
+#elif !defined(TMKIT_LIBC_SORT_H)
 #define TMKIT_LIBC_SORT_H
 
 /* ---- qsort, bsearch: elements read and swapped through the transaction; the comparator is
  * the transaction_safe function's clone, which reads through it too ---- */
 
 typedef int (*tmkit__cmpfn)(const void *, const void *);
+
+/* The comparator's transactional clone. The ABI passes functions as object pointers, which ISO
+ * C does not convert to and from function pointers (POSIX and GCC do): __extension__ keeps
+ * programs built with -pedantic -Werror compiling. */
+TMKIT_PURE tmkit__cmpfn tmkit__clone_cmp(tmkit__cmpfn cmp)
+{
+    return __extension__(tmkit__cmpfn) _ITM_getTMCloneSafe(__extension__(void *) cmp);
+}
 
 TMKIT_PURE void tmkit__swap(char *a, char *b, size_t size)
 {
@@ -35,7 +47,7 @@ TMKIT_PURE void tmkit__sift(char *base, size_t root, size_t n, size_t size, tmki
 TMKIT_WRAPPER void tmkit_tx_qsort(void *, size_t, size_t, tmkit__cmpfn) TMKIT_WRAP(qsort);
 TMKIT_WRAPPER void tmkit_tx_qsort(void *base, size_t n, size_t size, tmkit__cmpfn cmp)
 {
-    tmkit__cmpfn c = (tmkit__cmpfn)_ITM_getTMCloneSafe((void *)cmp);
+    tmkit__cmpfn c = tmkit__clone_cmp(cmp);
     char *b = (char *)base;
     for (size_t i = n / 2; i-- > 0;)
         tmkit__sift(b, i, n, size, c);
@@ -50,14 +62,14 @@ TMKIT_WRAPPER void *tmkit_tx_bsearch(const void *, const void *, size_t, size_t,
 TMKIT_WRAPPER void *tmkit_tx_bsearch(const void *key, const void *base, size_t n, size_t size,
                                   tmkit__cmpfn cmp)
 {
-    tmkit__cmpfn c = (tmkit__cmpfn)_ITM_getTMCloneSafe((void *)cmp);
+    tmkit__cmpfn c = tmkit__clone_cmp(cmp);
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         const char *p = (const char *)base + mid * size;
         int r = c(key, p);
         if (r == 0)
-            return (void *)p;
+            return TMKIT__UNCONST(void *, p);
         if (r < 0)
             hi = mid;
         else

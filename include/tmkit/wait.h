@@ -47,6 +47,26 @@
 extern "C" {
 #endif
 
+/* The monotonic clock and the fallback's sleep. A strict ISO mode (-std=c99/c11/c17 without
+ * _GNU_SOURCE or _POSIX_C_SOURCE) hides them in <time.h> (CLOCK_MONOTONIC is defined exactly
+ * when they are shown); there the same calls go by names of our own, without declaring the
+ * C library's names a second time (Linux: CLOCK_MONOTONIC is 1, clockid_t an int, and struct
+ * timespec a time_t and a long on the 64-bit targets tmkit runs on). */
+#ifdef CLOCK_MONOTONIC
+typedef struct timespec tmkit__timespec;
+#define TMKIT__CLOCK_MONOTONIC CLOCK_MONOTONIC
+#define tmkit__clock_gettime clock_gettime
+#define tmkit__nanosleep nanosleep
+#else
+typedef struct {
+    time_t tv_sec;
+    long tv_nsec;
+} tmkit__timespec;
+#define TMKIT__CLOCK_MONOTONIC 1
+int tmkit__clock_gettime(int, tmkit__timespec *) __asm__("clock_gettime");
+int tmkit__nanosleep(const tmkit__timespec *, tmkit__timespec *) __asm__("nanosleep");
+#endif
+
 typedef uint64_t tm_deadline_t; /* CLOCK_MONOTONIC, ns; 0: none */
 
 typedef struct tm_cond {
@@ -69,8 +89,8 @@ __thread int tmkit__wait_pending __attribute__((weak));
 
 static inline __attribute__((transaction_pure, unused)) tm_deadline_t tmkit__now_ns(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    tmkit__timespec t;
+    tmkit__clock_gettime(TMKIT__CLOCK_MONOTONIC, &t);
     return (tm_deadline_t)t.tv_sec * 1000000000ull + (tm_deadline_t)t.tv_nsec;
 }
 
@@ -102,15 +122,19 @@ static __attribute__((noinline, unused)) int tmkit__wait_again(int *round)
     if (!tmkit__wait_pending)
         return 0;
     tmkit__wait_pending = 0;
-    struct timespec ts = {0, *round < 10 ? 1000L << *round : 1000000L};
+    tmkit__timespec ts = {0, *round < 10 ? 1000L << *round : 1000000L};
     (*round)++;
-    nanosleep(&ts, 0);
+    tmkit__nanosleep(&ts, 0);
     return 1;
 }
 
+/* The loop's state (tmkit__loop[0]: run again, [1]: the fallback's round) is one array whose
+ * address the fallback takes, so it lives in memory: in a register, live across the
+ * transaction's begin (which returns twice, like setjmp), it would draw a -Wclobbered warning
+ * (-Wextra) in every program that waits. */
 #define tm_atomic_retry                                                                     \
-    for (int tmkit__round = 0, tmkit__go = 1; tmkit__go;                                    \
-         tmkit__go = tmkit__wait_again(&tmkit__round))                                      \
+    for (int tmkit__loop[2] = {1, 0}; tmkit__loop[0];                                       \
+         tmkit__loop[0] = tmkit__wait_again(&tmkit__loop[1]))                               \
     __transaction_atomic TMKIT_OUTER
 
 /* A function that may wait on behalf of its caller's transaction. */
