@@ -1,5 +1,5 @@
 /* tm_libc_memcpy, tm_libc_memmove, tm_libc_memset: glibc's own functions, for the runtime
- * (core/libc_rename.h) and for the interposers' plain path (interpose.c).
+ * (core/libc_rename.h) and for the interposers' plain path (abi/interpose.c).
  *
  * The implementations are looked up once with dlsym(RTLD_NEXT), which finds libc's (the next
  * definitions after this library in the search order, their IFUNCs already resolved to the
@@ -18,7 +18,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
-#include "../core/tx.h"
+#include "tx.h"
 #include "libc_direct.h"
 
 extern void *tm_glibc_memcpy_chk(void *, const void *, size_t, size_t) __asm__("__memcpy_chk");
