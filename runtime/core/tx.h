@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../abi/itm_abi.h"
+#include "itm_abi.h"
 #include "lines.h"
 #include "log.h"
 #include "tx_layout.h"

@@ -221,7 +221,7 @@ TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintpt
                              uintptr_t aux);
 TM_HIDDEN bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg);
 
-/* checkpoint.S */
+/* longjmp.S: resumes at a checkpoint that abi/checkpoint.S (or tm_begin) saved */
 TM_HIDDEN __attribute__((noreturn)) void tm_longjmp(const tm_jmpbuf *jb, uint32_t actions);
 
 /* util.c */
