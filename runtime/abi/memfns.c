@@ -12,8 +12,6 @@
 #include "../core/tx.h"
 #include "memfns.h"
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-
 #define TM_CHUNK 256
 
 void *tm_mem_copy(tm_tx *tx, void *dst, const void *src, size_t len, bool src_tx, bool dst_tx,

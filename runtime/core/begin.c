@@ -11,8 +11,6 @@
 #include "../algo/algo.h"
 #include "../stats/stats.h"
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-extern const tm_dispatch tm_disp_serial_undo TM_HIDDEN;
 TM_HIDDEN void tm_tx_assign_ids(tm_tx *tx);
 
 static tm_checkpoint *tm_cp_push(tm_tx *tx)

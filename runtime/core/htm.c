@@ -57,7 +57,7 @@ __attribute__((constructor(103))) static void tm_htm_init(void)
     tm_htm_available = tm_config.htm == TM_HTM_AUTO && __builtin_cpu_supports("rtm") &&
                        tm_htm_works();
     /* relaxed: before any thread but this one exists. */
-    if (tm_config.algo == &tm_algo_htm && tm_htm_available)
+    if (tm_config.algo->htm && tm_htm_available)
         atomic_store_explicit(&tm_htm_on, true, memory_order_relaxed);
 }
 

@@ -49,6 +49,8 @@ _Atomic uint32_t tm_serial_rwait;        /* bit TM_RWAIT_READER: a reader sleeps
                                          * tm_serial_rgen; the other bits: ext/ext.h */
 static _Atomic uint32_t tm_serial_rgen;  /* bumped by an unlock that saw tm_serial_rwait */
 _Atomic uint32_t tm_serial_excl; /* readers excluded (see above); written under the lock */
+tm_line32 tm_orec_atomics_line;  /* set by ext/atomic_orec.c, read here (serial_fast.h) and by
+                                  * the orec algorithms (algo/orec.h: tm_orec_atomics) */
 static bool tm_fork_took_lock;
 
 /* Sleeps until no writer holds the lock. */

@@ -45,8 +45,6 @@ static void tm_registry_push(tm_tx *tx)
                                                     memory_order_relaxed));
 }
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-
 /* Drops everything a descriptor holds: logs, actions, checkpoints, mode. */
 static void tm_tx_scrub(tm_tx *tx)
 {

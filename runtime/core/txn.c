@@ -24,8 +24,6 @@
 #include "../ext/ext.h"
 #include "../stats/stats.h"
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-
 tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
