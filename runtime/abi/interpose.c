@@ -44,6 +44,7 @@
 
 #include "../core/tx.h"
 #include "../core/libc_direct.h"
+#include "abi.h"
 #include "memfns.h"
 
 /* libgcc's unwinder: the unwind entry of the function containing pc, and its start (func). */

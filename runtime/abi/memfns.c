@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/tx.h"
+#include "abi.h"
 #include "memfns.h"
 
 #define TM_CHUNK 256

@@ -126,9 +126,11 @@ typedef struct tm_locks {
 
 /* The slow part of tm_locks_reserve (orec_locks.c). */
 TM_HIDDEN tm_locks *tm_locks_grow(tm_tx *tx, size_t want);
-/* Frees the thread's lock records when its descriptor goes back to the pool (orec_locks.c). */
+/* Frees the thread's lock records when its descriptor goes back to the pool (orec_locks.c;
+ * core's hook algo_state_free, algo_hooks.c). */
 TM_HIDDEN void tm_locks_free(tm_tx *tx);
-/* Maps the whole orec table in one call, once (orec_locks.c; adaptive's decider). */
+/* Maps the whole orec table in one call, once (orec_locks.c; adaptive's decider, through the
+ * dispatch tables' prepare). */
 TM_HIDDEN void tm_orecs_populate(void);
 
 /* The thread's lock records with room for `want` (never moved while orecs point into it:

@@ -179,6 +179,7 @@ const tm_dispatch tm_disp_orec_lazy = {
     .rollback = NULL,
     .upgrade = orec_upgrade,
     .published = orec_published,
+    .prepare = tm_orecs_populate,
 };
 
 const tm_algo tm_algo_orec_lazy = {

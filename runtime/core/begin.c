@@ -8,7 +8,6 @@
 
 #include "config.h"
 #include "serial_fast.h"
-#include "../algo/algo.h"
 #include "../stats/stats.h"
 
 TM_HIDDEN void tm_tx_assign_ids(tm_tx *tx);

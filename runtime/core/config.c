@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "tx.h"
-#include "../algo/algo.h"
 #include "../stats/shm.h"
 #include "../stats/stats.h"
 
@@ -104,20 +104,22 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
     size_t used = 0;
     valid[0] = 0;
     switch (e->type) {
-    case TM_CFG_ALGO:
-        for (const tm_algo *const *a = tm_algos; *a; a++)
+    case TM_CFG_ALGO: {
+        const tm_algo *const *algos = tm_hooks.algos; /* algo/registry.c's list */
+        for (const tm_algo *const *a = algos; *a; a++)
             if (value && strcmp(value, (*a)->name) == 0) {
                 tm_config.algo = *a;
                 return;
             }
         if (!value) {
-            tm_config.algo = tm_algos[0];
+            tm_config.algo = algos[0];
             return;
         }
-        for (const tm_algo *const *a = tm_algos; *a; a++)
+        for (const tm_algo *const *a = algos; *a; a++)
             used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s",
-                                     a == tm_algos ? "" : ", ", (*a)->name);
+                                     a == algos ? "" : ", ", (*a)->name);
         tm_cfg_fail("%s='%s' is not a known algorithm", e->name, value, valid);
+    }
     case TM_CFG_UINT: {
         const char *v = value ? value : e->dflt;
         char *end;
@@ -167,8 +169,9 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
 
 extern char **environ;
 
-/* Runs before any transaction can start (library constructors run before the program's). */
-__attribute__((constructor(101))) static void tm_config_init(void)
+/* Runs before any transaction can start (library constructors run before the program's), after
+ * the upper layers filled in the hooks it uses (hooks.h). */
+__attribute__((constructor(TM_INIT_CONFIG))) static void tm_config_init(void)
 {
     const char *values[TM_CFG_N] = {0};
     for (char **env = environ; env && *env; env++) {

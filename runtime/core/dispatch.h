@@ -63,6 +63,10 @@ typedef struct tm_dispatch {
      * share; on a shared counter at 2 threads gl_wt ran at 0.41x with the wait for writers
      * too.) */
     bool (*settle)(tm_tx *tx);
+    /* NULL, or: adaptive's decider is about to switch to this algorithm (core/cm.c), while the
+     * other threads still run in the old one: set up what its first attempts would otherwise
+     * pay for (the orec algorithms map their table: algo/orec_locks.c, tm_orecs_populate). */
+    void (*prepare)(void);
 } tm_dispatch;
 
 /* An algorithm as TMKIT_ALGO names it (algo/registry.c lists them; core reads the chosen one

@@ -27,8 +27,8 @@
 #include <immintrin.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
-#include "../algo/algo.h"
 #include "../ext/ext.h"
 #include "../stats/stats.h"
 
@@ -51,7 +51,7 @@ __attribute__((target("rtm"))) static bool tm_htm_works(void)
     return false;
 }
 
-__attribute__((constructor(103))) static void tm_htm_init(void)
+__attribute__((constructor(TM_INIT_HTM))) static void tm_htm_init(void)
 {
     __builtin_cpu_init();
     tm_htm_available = tm_config.htm == TM_HTM_AUTO && __builtin_cpu_supports("rtm") &&

@@ -18,8 +18,9 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
-#include "tx.h"
+#include "hooks.h"
 #include "libc_direct.h"
+#include "tx.h"
 
 extern void *tm_glibc_memcpy_chk(void *, const void *, size_t, size_t) __asm__("__memcpy_chk");
 extern void *tm_glibc_memmove_chk(void *, const void *, size_t, size_t) __asm__("__memmove_chk");
@@ -55,9 +56,10 @@ static size_t tm_boot_strlen(const char *s)
 }
 size_t (*tm_libc_strlen_p)(const char *) = tm_boot_strlen;
 
-/* Priority 101 like the configuration: before anything of ours copies much. dlvsym asks for
- * the versions a program built today references (glibc's default ones). */
-__attribute__((constructor(101))) static void tm_libc_direct_init(void)
+/* The first of our constructors (hooks.h: TM_INIT_HOOKS), before the configuration and anything
+ * of ours copies much. dlvsym asks for the versions a program built today references (glibc's
+ * default ones). */
+__attribute__((constructor(TM_INIT_HOOKS))) static void tm_libc_direct_init(void)
 {
     void *c = dlvsym(RTLD_NEXT, "memcpy", "GLIBC_2.14");
     void *m = dlvsym(RTLD_NEXT, "memmove", "GLIBC_2.2.5");

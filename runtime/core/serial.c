@@ -34,10 +34,10 @@
 #include <limits.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
 #include "sys.h"
 #include "../ext/ext.h"
-#include "../algo/algo.h"
 #include "../stats/stats.h"
 
 /* Alone on its line (tm_line32): it moves to the CPU of every contended lock and unlock, while
@@ -372,9 +372,9 @@ void tm_grace_wait(tm_tx *self)
  * excluded from the start and no serial transaction walks the registry to drain them: serialirr
  * on a shared counter at 2 threads cost 166 instructions per operation with the drain and the
  * general begin, 324 with statistics on (callgrind, 2026-11-23). After tm_config_init
- * (constructor priority 101), before any thread can transact; relaxed like every other store of
+ * (TM_INIT_CONFIG, hooks.h), before any thread can transact; relaxed like every other store of
  * the flag (there is no other thread yet). */
-__attribute__((constructor(102))) static void tm_serial_init(void)
+__attribute__((constructor(TM_INIT_CORE))) static void tm_serial_init(void)
 {
     if (tm_config.algo->serial)
         atomic_store_explicit(&tm_serial_excl, 1, memory_order_relaxed);

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hooks.h"
 #include "tx.h"
-#include "../algo/orec.h"
 #include "../ext/ext.h"
 #include "../stats/stats.h"
 
@@ -58,7 +58,7 @@ static void tm_tx_scrub(tm_tx *tx)
     tx->ext.pend = NULL;
     tx->ext.npend = tx->ext.cap_pend = 0;
     free(tx->cps);
-    tm_locks_free(tx);
+    tm_hooks.algo_state_free(tx);
     tx->actions = NULL;
     tx->cps = NULL;
     tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;

@@ -230,7 +230,7 @@ struct tm_tx {
                            * bit, older ones shifted left (serial_handoff.c) */
     } cm;                  /* contention manager state (cm.c) */
     uint64_t rng;
-    /* C++ exception state (eh.c; eh_saved is above). */
+    /* C++ exception state (abi/eh.c; eh_saved is above). */
     void *eh_in_flight;
     uint32_t catch_count;
     unsigned int uncaught_at_start;

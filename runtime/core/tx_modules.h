@@ -123,9 +123,6 @@ TM_HIDDEN void tm_serial_fork_prepare(void);
 TM_HIDDEN void tm_serial_fork_parent(void);
 TM_HIDDEN void tm_serial_fork_child(tm_tx *self);
 
-/* abi/clone_table.c: is fn the start of a registered transactional clone? */
-TM_HIDDEN bool tm_clone_is_clone(uintptr_t fn);
-
 /* bias.c: the single-thread bias of the serial lock (see the design comment there). */
 extern _Atomic uintptr_t tm_bias_owner TM_HIDDEN;
 
@@ -198,7 +195,9 @@ TM_HIDDEN void tm_cm_fork_child(void);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);
 TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
-#define TM_CM_N_MODES 6 /* gl_wt, serial, orec_eager, norec, orec_lazy, htm */
+/* adaptive's modes; gl_wt is 0: cm.c's zero-initialized state starts in it. */
+enum { TM_CM_GLWT = 0, TM_CM_SERIAL, TM_CM_OREC_EAGER, TM_CM_NOREC, TM_CM_OREC_LAZY, TM_CM_HTM,
+       TM_CM_N_MODES };
 TM_HIDDEN const char *tm_cm_mode_name(unsigned mode); /* as in the statistics */
 TM_HIDDEN bool tm_cm_mode_allowed(unsigned mode);     /* by TMKIT_ADAPTIVE_MODES */
 TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mode */
@@ -229,9 +228,8 @@ TM_HIDDEN __attribute__((noreturn, format(printf, 1, 2))) void tm_fatal(const ch
 TM_HIDDEN void *tm_xrealloc(void *p, size_t n, const char *what);
 TM_HIDDEN void tm_cpu_relax(unsigned iteration);
 
-/* eh.c */
+/* C++ exception state (abi/eh.c; its rollback is a hook, hooks.h): a new attempt has not saved
+ * the count of uncaught exceptions yet. */
 static inline void tm_eh_begin(tm_tx *tx) { tx->eh_saved = false; }
-TM_HIDDEN void tm_eh_rollback(tm_tx *tx, uint32_t catch_count_target, bool outer);
-TM_HIDDEN bool tm_eh_owns(const tm_tx *tx, const void *p, size_t len);
 
 #endif

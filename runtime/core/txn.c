@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
-#include "../algo/algo.h"
 #include "../ext/ext.h"
 #include "../stats/stats.h"
 
@@ -202,7 +202,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
     tm_skip skip = tm_dead_frames(tx, tm_cp_jb(tx, k)->cfa);
     tm_undo_rollback(&tx->undo, cp->undo_mark, skip);
     tm_undo_rollback(&tx->locals, cp->locals_mark, skip);
-    tm_eh_rollback(tx, cp->catch_count, k == 0);
+    tm_hooks.eh_rollback(tx, cp->catch_count, k == 0);
     if (k == 0) {
         if (tx->disp->rollback)
             tx->disp->rollback(tx);

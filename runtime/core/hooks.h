@@ -1,0 +1,53 @@
+/* The upward hooks: every call core makes into a layer above it, apart from the algorithm's
+ * dispatch table (dispatch.h).
+ *
+ * The runtime's layers, top to bottom: abi (the _ITM_* entry points) -> ext (tmkit.h's
+ * extensions) -> stats (per-site counters) -> algo (the algorithms behind the dispatch table) ->
+ * core (descriptor, logs, serial lock, begin/commit/abort, configuration). A layer includes and
+ * calls the layers below it freely; it reaches a layer above it only through the dispatch table
+ * and through this table, which each upper layer fills in for itself at start-up (its *_hooks.c,
+ * a constructor of priority TM_INIT_HOOKS). tests/unit/test_layers.sh checks both rules on the
+ * sources and on the object files. So a reader of core/ follows a begin or a commit here, without
+ * opening the layers above: what each entry is for, who fills it in and where core calls it.
+ *
+ * Until the constructors run, and where an upper layer leaves an entry alone, an entry holds
+ * core's default (hooks.c), which does nothing. The constructors run before any other thread of
+ * the process exists and before the configuration is read (TM_INIT_CONFIG), and nothing writes
+ * the table again, so it is read with plain loads: thread creation orders the stores before
+ * everything a new thread does.
+ *
+ * Cost: a hook call is one indirect call where a direct call was (bench/fastpath_budget.sh).
+ */
+#ifndef TMKIT_HOOKS_H
+#define TMKIT_HOOKS_H
+
+#include "serial_fast.h"
+#include "tx.h"
+
+/* Constructor priorities, in the order they run (GCC keeps 0-100 for itself; constructors of
+ * one priority run in link order, runtime/CMakeLists.txt). */
+#define TM_INIT_HOOKS 101  /* the upper layers fill in tm_hooks; libc_direct.c finds glibc's */
+#define TM_INIT_CONFIG 102 /* config.c reads TMKIT_*: the algorithms by hook */
+#define TM_INIT_CORE 103   /* serial.c, bias.c, serial_handoff.c: set up from the configuration */
+#define TM_INIT_HTM 104    /* htm.c: looks for RTM */
+
+typedef struct tm_hooks {
+    /* ---- algo (algo/algo_hooks.c). */
+    /* Every algorithm TMKIT_ALGO may name, NULL-terminated, the default first (config.c). */
+    const tm_algo *const *algos;
+    /* The speculative algorithm of each of adaptive's modes (TM_CM_GLWT...; NULL for the
+     * serial ones), which an attempt in that mode runs (cm.c: tm_cm_disp). */
+    const tm_dispatch *adaptive_modes[TM_CM_N_MODES];
+    /* A descriptor goes back to the pool: free tm_tx.algo_state (thread.c: tm_tx_scrub). */
+    void (*algo_state_free)(tm_tx *tx);
+
+    /* ---- abi (abi/abi_hooks.c). */
+    /* A rollback to a checkpoint (txn.c): end the catches opened since (catch_count down to
+     * catch_target) and, for the outermost one, drop the exception in flight and restore the
+     * count of uncaught exceptions (abi/eh.c). */
+    void (*eh_rollback)(tm_tx *tx, uint32_t catch_target, bool outer);
+} tm_hooks_t;
+
+extern tm_hooks_t tm_hooks TM_HIDDEN;
+
+#endif
