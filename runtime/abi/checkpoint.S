@@ -92,8 +92,8 @@
  * the thread has a batch (of another site or kind), the site is the last one it counted
  * outside the batch and the site's countdown has not run out. Then it goes on at `counted`
  * (or returns the action bits, if that is empty). Otherwise (countdown restored) it tail-calls
- * `cfunc`(properties in %edi, tx), which counts, and starts the transaction if `counted` is
- * given. Clobbers %rdx and %r9. */
+ * `cfunc`(properties in %edi, tx; stats/stats_begin.c), which counts, and starts the
+ * transaction if `counted` is given. Clobbers %rdx and %r9. */
 .macro TM_STATS_WHOLE tx, serial, field, cfunc, counted
 .if \serial
         btsq    $TM_STATS_SERIAL_BIT, %rdx

@@ -16,7 +16,9 @@
  * the table again, so it is read with plain loads: thread creation orders the stores before
  * everything a new thread does.
  *
- * Cost: a hook call is one indirect call where a direct call was (bench/fastpath_budget.sh).
+ * Cost: a hook call is one indirect call where a direct call was, and every statistics hook sits
+ * behind the same TM_UNLIKELY(tm_stats_on) test as before, so with statistics off the paths cost
+ * the instructions they did (bench/fastpath_budget.sh).
  */
 #ifndef TMKIT_HOOKS_H
 #define TMKIT_HOOKS_H
@@ -27,11 +29,42 @@
 /* Constructor priorities, in the order they run (GCC keeps 0-100 for itself; constructors of
  * one priority run in link order, runtime/CMakeLists.txt). */
 #define TM_INIT_HOOKS 101  /* the upper layers fill in tm_hooks; libc_direct.c finds glibc's */
-#define TM_INIT_CONFIG 102 /* config.c reads TMKIT_*: the algorithms by hook */
+#define TM_INIT_CONFIG 102 /* config.c reads TMKIT_*: the algorithms and statistics by hook */
 #define TM_INIT_CORE 103   /* serial.c, bias.c, serial_handoff.c: set up from the configuration */
 #define TM_INIT_HTM 104    /* htm.c: looks for RTM */
 
 typedef struct tm_hooks {
+    /* ---- stats (stats/stats_hooks.c). Called only while tm_stats_on, except the last four. */
+    /* An attempt starts, speculative or (serial) under the serial lock (begin.c). */
+    void (*stats_attempt)(tm_tx *tx, bool serial);
+    /* An attempt that cannot abort starts and is counted whole: biased, or (serial) under the
+     * serial lock (begin.c, where abi/checkpoint.S did not count it itself). */
+    void (*stats_attempt_whole)(tm_tx *tx, bool serial);
+    /* The attempt just counted by stats_attempt runs GCC's uninstrumented code alone (begin.c). */
+    void (*stats_uninstrumented)(tm_tx *tx);
+    /* An outermost commit, after the release (txn.c: tm_commit_finish). */
+    void (*stats_commit)(tm_tx *tx);
+    /* The outermost attempt rolls back: a conflict, a wait or a cancel (txn.c). */
+    void (*stats_abort)(tm_tx *tx, tm_abort_reason why);
+    /* A nested transaction cancels (txn.c). */
+    void (*stats_nested_cancel)(tm_tx *tx);
+    /* A speculative or serial attempt goes irrevocable at caller_pc (txn.c). */
+    void (*stats_irrevocable)(tm_tx *tx, uintptr_t caller_pc);
+    /* The TSC cycles an attempt waited for the serial lock or its drain (serial.c). */
+    void (*stats_serial_wait)(tm_tx *tx, uint64_t cycles);
+    /* The TSC cycles a committed writer waited for privatization safety (serial.c). */
+    void (*stats_quiesce_wait)(tm_tx *tx, uint64_t cycles);
+    /* A thread gives its descriptor back (thread.c: its batch's count to its site). */
+    void (*stats_thread_exit)(tm_tx *tx);
+    /* fork()'s child, after core's own state (thread.c). */
+    void (*stats_fork_child)(void);
+    /* TMKIT_STATS (config.c): the report's destination, "-" for a table on stderr, NULL for
+     * none but counting on (TMKIT_STATS_SHM). */
+    void (*stats_configure)(const char *dest);
+    /* TMKIT_STATS_SHM (config.c): NULL once the segment is set up, or the rule `name` breaks
+     * (then nothing is done: config.c stops the program with it). */
+    const char *(*stats_shm_configure)(const char *name);
+
     /* ---- algo (algo/algo_hooks.c). */
     /* Every algorithm TMKIT_ALGO may name, NULL-terminated, the default first (config.c). */
     const tm_algo *const *algos;
@@ -49,5 +82,11 @@ typedef struct tm_hooks {
 } tm_hooks_t;
 
 extern tm_hooks_t tm_hooks TM_HIDDEN;
+
+/* Hook variables, also core's, that an upper layer writes and core only reads: */
+/* Statistics are on (TMKIT_STATS or TMKIT_STATS_SHM): set by stats/ while the configuration is
+ * read (TM_INIT_CONFIG) and cleared by its report at exit (stats/stats_report.c); read by every
+ * path that counts, abi/checkpoint.S's included. A plain bool, as it was in stats/. */
+extern bool tm_stats_on TM_HIDDEN;
 
 #endif

@@ -30,7 +30,6 @@
 #include "hooks.h"
 #include "serial_fast.h"
 #include "../ext/ext.h"
-#include "../stats/stats.h"
 
 #define TM_HTM_TRIES 2
 #define TM_HTM_LOCKED 0xff /* explicit abort: the serial lock was held, or readers not excluded */

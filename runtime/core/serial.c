@@ -38,7 +38,6 @@
 #include "serial_fast.h"
 #include "sys.h"
 #include "../ext/ext.h"
-#include "../stats/stats.h"
 
 /* Alone on its line (tm_line32): it moves to the CPU of every contended lock and unlock, while
  * the flags below and the registry head are read by every begin and unlock. Sharing their line,
@@ -80,10 +79,10 @@ bool tm_reader_enter(tm_tx *tx)
             return true;
         if (r == 0)
             return false; /* readers excluded: run serially */
-        uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
+        uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_tsc() : 0;
         tm_serial_wait_free();
         if (w0)
-            tm_stats_wait(tx, TM_STAT_cycles_serial_wait, tm_stats_now() - w0);
+            tm_hooks.stats_serial_wait(tx, tm_tsc() - w0);
     }
 }
 
@@ -102,11 +101,11 @@ static uint64_t tm_serial_drain(tm_tx *self)
         for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE ||
                              atomic_load_explicit(&t->atomic_busy, memory_order_seq_cst); i++) {
             if (TM_UNLIKELY(tm_stats_on) && !w0)
-                w0 = tm_stats_now();
+                w0 = tm_tsc();
             tm_cpu_relax(i);
         }
     }
-    return w0 ? tm_stats_now() - w0 : 0;
+    return w0 ? tm_tsc() - w0 : 0;
 }
 
 /* Readers are excluded (adaptive's serial mode, the serial algorithms), so a holder need not
@@ -139,7 +138,7 @@ static uint64_t tm_serial_lock(tm_tx *tx)
         tx->cm.turn_asked = 0;  /* our turn is over (serial_handoff.c) */
         tx->cm.ro_hist = 0;
     }
-    uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
+    uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_tsc() : 0;
     /* Contended: first spin and ask the holder for the lock (serial_handoff.c); if that takes
      * too long, or there is no spare CPU to spin on, wait passively (serial_wait.c: timed
      * sleeps the holder never has to end); then mark waiters (2) and sleep until an unlock
@@ -158,7 +157,7 @@ static uint64_t tm_serial_lock(tm_tx *tx)
                o != TM_SERIAL_HANDED)
             tm_futex_wait(&tm_serial_word, 2);
     }
-    return w0 ? tm_stats_now() - w0 : 0;
+    return w0 ? tm_tsc() - w0 : 0;
 }
 
 /* The lock is held (tm_serial_trylock_fast): drain unless readers are excluded. */
@@ -187,7 +186,7 @@ void tm_serial_acquire(tm_tx *tx)
     tm_bias_yield(tx);
     tx->flags |= TM_F_SERIAL;
     if (waited)
-        tm_stats_wait(tx, TM_STAT_cycles_serial_wait, waited);
+        tm_hooks.stats_serial_wait(tx, waited);
 }
 
 /* Called by the lock holder after tm_serial_acquire (which drained unless already excluded). */
@@ -280,7 +279,7 @@ static bool tm_quiesce_one(tm_tx *self, tm_tx *t, uint64_t ts, bool by_attempts,
                           atomic_load_explicit(&t->attempts, memory_order_acquire) == n0);
          i++) {
         if (TM_UNLIKELY(tm_stats_on) && !*w0)
-            *w0 = tm_stats_now();
+            *w0 = tm_tsc();
         /* adaptive changed algorithm: its drain already waited for every transaction that
          * started before our commit, and later ones see our writes (core/cm.c). */
         if (tm_cm_algo_switched(self))
@@ -309,7 +308,7 @@ static uint64_t tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, uint64_t
 static void tm_quiesce_record(tm_tx *self, uint64_t w0)
 {
     if (w0)
-        tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
+        tm_hooks.stats_quiesce_wait(self, tm_tsc() - w0);
 }
 
 /* Quiescence by attempts, for orec_eager: its commit times run ahead of its clock, which only a

@@ -14,7 +14,6 @@
 #include "hooks.h"
 #include "tx.h"
 #include "../ext/ext.h"
-#include "../stats/stats.h"
 
 __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec")));
 
@@ -87,7 +86,7 @@ static void tm_tx_release(void *arg)
         tx->nesting = 0;
     }
     tm_groups_thread_exit(tx);
-    tm_stats_whole_flush(tx); /* its batch's count to its site, for the live view */
+    tm_hooks.stats_thread_exit(tx); /* its batch's count to its site, for the live view */
     tm_tx_scrub(tx);
     tm_cur_set(NULL);
     tm_bias_thread_left(tx);
@@ -196,7 +195,7 @@ static void tm_fork_child(void)
     tm_serial_fork_child(tm_cur);
     tm_bias_fork_child(tm_cur);
     tm_cm_fork_child();
-    tm_stats_fork_child();
+    tm_hooks.stats_fork_child();
     tm_wait_fork_child();
     tm_counters_fork_child();
     tm_groups_fork_child(tm_cur);

@@ -208,6 +208,8 @@ TM_HIDDEN uint64_t tm_cm_switches(void);        /* changes of mode */
 
 /* begin.c */
 TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* a new attempt's execution mode */
+/* A serial start whose attempt the statistics counted before the lock (stats/stats_begin.c). */
+TM_HIDDEN uint32_t tm_begin_serial_counted(uint32_t prop, tm_tx *tx);
 
 /* txn.c */
 TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);
@@ -220,6 +222,31 @@ TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintpt
                              uintptr_t aux);
 TM_HIDDEN bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg);
 
+/* The commit of an attempt the statistics counted whole outside a batch (their hook
+ * stats_attempt_whole, or abi/checkpoint.S, left tm_tx.stats_pending pointing at the site's
+ * counter): the count its start left pending, made when the commit returns so that a process
+ * killed inside the attempt does not count it (the commit fast paths of abi/entry.c, htm.c and
+ * tm_commit_finish). The counters are written only by this thread, and plain 64-bit
+ * increments cannot tear on x86-64 (their readers: stats/shm.h). */
+static inline void tm_commit_count_pending(tm_tx *tx)
+{
+    uint64_t *p = tx->stats_pending;
+    if (p) {
+        ++*p;
+        tx->stats_pending = NULL;
+    }
+}
+
+/* The end every commit fast path shares (biased, serial and hardware: abi/entry.c, htm.c):
+ * the attempt's pending count, then the descriptor back to "no transaction" (the caller clears
+ * the flags where its own protocol puts it). */
+static inline __attribute__((always_inline)) void tm_commit_fast_reset(tm_tx *tx)
+{
+    tm_commit_count_pending(tx);
+    tx->nesting = 0;
+    tx->n_cps = 0;
+}
+
 /* longjmp.S: resumes at a checkpoint that abi/checkpoint.S (or tm_begin) saved */
 TM_HIDDEN __attribute__((noreturn)) void tm_longjmp(const tm_jmpbuf *jb, uint32_t actions);
 
@@ -227,6 +254,8 @@ TM_HIDDEN __attribute__((noreturn)) void tm_longjmp(const tm_jmpbuf *jb, uint32_
 TM_HIDDEN __attribute__((noreturn, format(printf, 1, 2))) void tm_fatal(const char *fmt, ...);
 TM_HIDDEN void *tm_xrealloc(void *p, size_t n, const char *what);
 TM_HIDDEN void tm_cpu_relax(unsigned iteration);
+/* The time stamp counter: what the waits' statistics and adaptive's epochs measure in. */
+static inline uint64_t tm_tsc(void) { return __builtin_ia32_rdtsc(); }
 
 /* C++ exception state (abi/eh.c; its rollback is a hook, hooks.h): a new attempt has not saved
  * the count of uncaught exceptions yet. */

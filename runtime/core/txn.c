@@ -22,7 +22,6 @@
 #include "hooks.h"
 #include "serial_fast.h"
 #include "../ext/ext.h"
-#include "../stats/stats.h"
 
 tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 {
@@ -237,7 +236,7 @@ typedef struct tm_outer_saved {
 static tm_outer_saved tm_rollback_outer(tm_tx *tx, tm_abort_reason why)
 {
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_abort(tx, why);
+        tm_hooks.stats_abort(tx, why);
     tm_outer_saved s = {tx->jb0, tx->prop, tx->retries, tx->id};
     tm_rollback_to(tx, 0);
     return s;
@@ -322,9 +321,9 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
                  "(it called code that cannot be rolled back)");
     if (TM_UNLIKELY(tm_stats_on)) {
         if (k == 0)
-            tm_stats_abort(tx, TM_ABORT_CANCEL);
+            tm_hooks.stats_abort(tx, TM_ABORT_CANCEL);
         else
-            tm_stats_nested_cancel(tx);
+            tm_hooks.stats_nested_cancel(tx);
     }
     tm_jmpbuf jb = *tm_cp_jb(tx, k);
     TM_LINES_PHASE(TM_LP_ABORT);
@@ -405,12 +404,12 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
  * count, the statistics, the reset, the commit actions. */
 void tm_commit_finish(tm_tx *tx, bool managed)
 {
-    tm_stats_pending_commit(tx);
+    tm_commit_count_pending(tx);
     if (managed)
         tm_cm_count(tx);
     TM_LINES_END(1);
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_commit(tx);
+        tm_hooks.stats_commit(tx);
     tm_reset(tx);
     tm_actions_run(tx, 0, true);
 }
@@ -451,7 +450,7 @@ void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc)
             tm_restart(tx, TM_ABORT_VALIDATE); /* keeps the serial lock: reruns serially */
     }
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_irrevocable(tx, caller_pc);
+        tm_hooks.stats_irrevocable(tx, caller_pc);
     /* From here on nothing can be rolled back: undo records are useless and undo actions can
      * never run (allocations made so far simply persist). */
     tm_set_disp(tx, &tm_disp_direct);
