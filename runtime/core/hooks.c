@@ -5,10 +5,12 @@
 #include "hooks.h"
 
 bool tm_stats_on;
+_Atomic uint32_t tm_wait_sleepers;
 
 static void tm_hook_nop_tx(tm_tx *tx) { (void)tx; }
 static void tm_hook_nop_tx_flag(tm_tx *tx, bool flag) { (void)tx, (void)flag; }
 static void tm_hook_nop_tx_u64(tm_tx *tx, uint64_t v) { (void)tx, (void)v; }
+static void tm_hook_nop_tx_size(tm_tx *tx, size_t v) { (void)tx, (void)v; }
 static void tm_hook_nop_abort(tm_tx *tx, tm_abort_reason why) { (void)tx, (void)why; }
 static void tm_hook_nop_irrevocable(tm_tx *tx, uintptr_t pc) { (void)tx, (void)pc; }
 static void tm_hook_nop(void) {}
@@ -17,6 +19,16 @@ static const char *tm_hook_nop_shm(const char *name)
 {
     (void)name;
     return NULL;
+}
+static bool tm_hook_no(const tm_tx *tx)
+{
+    (void)tx;
+    return false;
+}
+static void tm_hook_no_wait(tm_tx *tx)
+{
+    (void)tx;
+    tm_fatal("internal error: a wait was requested, but there is no runtime/ext to run it");
 }
 static void tm_hook_nop_eh(tm_tx *tx, uint32_t catch_target, bool outer)
 {
@@ -38,6 +50,13 @@ tm_hooks_t tm_hooks = {
     .stats_fork_child = tm_hook_nop,
     .stats_configure = tm_hook_nop_str,
     .stats_shm_configure = tm_hook_nop_shm,
+    .counters_apply = tm_hook_nop_tx,
+    .counters_undo = tm_hook_nop_tx_size,
+    .wait_and_restart = tm_hook_no_wait,
+    .wait_wake = tm_hook_nop_tx,
+    .no_privatization = tm_hook_no,
+    .ext_thread_exit = tm_hook_nop_tx,
+    .ext_fork_child = tm_hook_nop_tx,
     .algos = tm_hook_no_algos,
     .adaptive_modes = {NULL},
     .algo_state_free = tm_hook_nop_tx,

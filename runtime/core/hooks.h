@@ -18,7 +18,8 @@
  *
  * Cost: a hook call is one indirect call where a direct call was, and every statistics hook sits
  * behind the same TM_UNLIKELY(tm_stats_on) test as before, so with statistics off the paths cost
- * the instructions they did (bench/fastpath_budget.sh).
+ * the instructions they did (bench/fastpath_budget.sh). The counters' and waits' hooks are called
+ * only when the descriptor says the transaction used them (the inline functions below).
  */
 #ifndef TMKIT_HOOKS_H
 #define TMKIT_HOOKS_H
@@ -65,6 +66,25 @@ typedef struct tm_hooks {
      * (then nothing is done: config.c stops the program with it). */
     const char *(*stats_shm_configure)(const char *name);
 
+    /* ---- ext (ext/ext_hooks.c). */
+    /* The transaction's counter additions (ext.npend > 0) become visible: its commit, or the
+     * end of its thread inside it (txn.c, htm.c, thread.c: tm_ext_counters_apply). */
+    void (*counters_apply)(tm_tx *tx);
+    /* A rollback to a checkpoint whose mark of the additions is below ext.npend (txn.c). */
+    void (*counters_undo)(tm_tx *tx, size_t mark);
+    /* The cancel of an attempt that asked to wait (ext.req set: tm_retry, tm_cond_wait): roll
+     * back, sleep, run again. Never returns (txn.c: tm_cancel). */
+    void (*wait_and_restart)(tm_tx *tx);
+    /* A commit that may have written, while tm_serial_rwait says tm_retry waiters sleep: wake
+     * those its writes may concern (txn.c, htm.c: tm_ext_wait_check_commit). */
+    void (*wait_wake)(tm_tx *tx);
+    /* May this commit skip its privatization wait (tmkit_no_privatization)? (txn.c) */
+    bool (*no_privatization)(const tm_tx *tx);
+    /* A thread gives its descriptor back: it leaves the lock groups it holds (thread.c). */
+    void (*ext_thread_exit)(tm_tx *tx);
+    /* fork()'s child, after the statistics (thread.c). */
+    void (*ext_fork_child)(tm_tx *self);
+
     /* ---- algo (algo/algo_hooks.c). */
     /* Every algorithm TMKIT_ALGO may name, NULL-terminated, the default first (config.c). */
     const tm_algo *const *algos;
@@ -88,5 +108,41 @@ extern tm_hooks_t tm_hooks TM_HIDDEN;
  * read (TM_INIT_CONFIG) and cleared by its report at exit (stats/stats_report.c); read by every
  * path that counts, abi/checkpoint.S's included. A plain bool, as it was in stats/. */
 extern bool tm_stats_on TM_HIDDEN;
+/* Threads asleep in tm_retry or tm_cond_wait (ext/wait.c counts them). While there are any, the
+ * program hands work from thread to thread, and a contended serial-lock waiter skips its
+ * passive phase (serial.c): a waiter sleeping 10-50 us without registering delays every
+ * hand-off (a 1-producer/2-consumer queue ran at 0.6x of the condition-variable version with
+ * the passive phase, ~1.1x without, 2026-11-24). */
+extern _Atomic uint32_t tm_wait_sleepers TM_HIDDEN;
+
+/* The counters' hooks, called only when the transaction made additions. */
+static inline void tm_ext_counters_apply(tm_tx *tx)
+{
+    if (tx->ext.npend)
+        tm_hooks.counters_apply(tx);
+}
+
+static inline void tm_ext_counters_undo(tm_tx *tx, size_t mark)
+{
+    if (tx->ext.npend > mark)
+        tm_hooks.counters_undo(tx, mark);
+}
+
+/* A writing commit's test: does anybody wait in tm_retry? Relaxed: the waiter that raises the
+ * flag forces a barrier on every thread (membarrier, ext/waiters.c) before it checks its read
+ * set, so a commit that misses the flag here wrote before that barrier and the waiter sees its
+ * writes. */
+static inline void tm_ext_wait_check_commit(tm_tx *tx)
+{
+    uint32_t r = atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed);
+    if (TM_UNLIKELY(r & (TM_RWAIT_RETRY | TM_RWAIT_FENCE))) {
+        if (r & TM_RWAIT_FENCE) { /* no membarrier: the writer's half of the handshake */
+            atomic_thread_fence(memory_order_seq_cst);
+            r = atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed);
+        }
+        if (r & TM_RWAIT_RETRY)
+            tm_hooks.wait_wake(tx);
+    }
+}
 
 #endif

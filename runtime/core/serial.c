@@ -29,6 +29,10 @@
  * Quiescence (privatization safety): after a writer commits at time ts, it waits until each other
  * speculative transaction has either finished or validated at a time >= ts (its shared_ts), so no
  * transaction that could still see the old state touches memory the committer made private.
+ *
+ * The layers above: the statistics learn the waits' cycles through hooks (hooks.h); ext/ sets
+ * bits of tm_serial_rwait (serial_fast.h) and counts its sleepers in tm_wait_sleepers (hooks.h),
+ * which the lock reads; ext/atomic_orec.c sets tm_orec_atomics_line, defined here.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -37,7 +41,6 @@
 #include "hooks.h"
 #include "serial_fast.h"
 #include "sys.h"
-#include "../ext/ext.h"
 
 /* Alone on its line (tm_line32): it moves to the CPU of every contended lock and unlock, while
  * the flags below and the registry head are read by every begin and unlock. Sharing their line,
@@ -45,7 +48,7 @@
  * (perf, writes-64 at 4 threads on 2 cores: 85% of tm_serial_wake's samples). */
 tm_serial_lock_line tm_serial_line;
 _Atomic uint32_t tm_serial_rwait;        /* bit TM_RWAIT_READER: a reader sleeps (or is about to) on
-                                         * tm_serial_rgen; the other bits: ext/ext.h */
+                                         * tm_serial_rgen; the other bits: serial_fast.h */
 static _Atomic uint32_t tm_serial_rgen;  /* bumped by an unlock that saw tm_serial_rwait */
 _Atomic uint32_t tm_serial_excl; /* readers excluded (see above); written under the lock */
 tm_line32 tm_orec_atomics_line;  /* set by ext/atomic_orec.c, read here (serial_fast.h) and by
@@ -143,8 +146,8 @@ static uint64_t tm_serial_lock(tm_tx *tx)
      * too long, or there is no spare CPU to spin on, wait passively (serial_wait.c: timed
      * sleeps the holder never has to end); then mark waiters (2) and sleep until an unlock
      * wakes us, as glibc's default mutex does. seq_cst for the same reason as the trylock. */
-    /* TMKIT_SERIAL_WAIT; and not while threads sleep in tm_retry/tm_cond_wait (ext/ext.h).
-     * relaxed: a hint. */
+    /* TMKIT_SERIAL_WAIT; and not while threads sleep in tm_retry/tm_cond_wait (hooks.h:
+     * tm_wait_sleepers). relaxed: a hint. */
     bool passive = tm_config.serial_wait == TM_SERIAL_WAIT_SLEEP &&
                    !atomic_load_explicit(&tm_wait_sleepers, memory_order_relaxed);
     if (!passive ||

@@ -5,6 +5,9 @@
  * transaction (reusing one whose thread has exited, so thousands of short-lived threads cost a
  * bounded number of descriptors) and gives it back from a pthread key destructor. Nodes are never
  * freed, so a walker can never touch freed memory.
+ *
+ * The layers above learn of a thread's exit and of fork() through hooks (hooks.h: the
+ * statistics' batch, the extensions' lock groups, waits and counters, the algorithms' state).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -13,7 +16,6 @@
 
 #include "hooks.h"
 #include "tx.h"
-#include "../ext/ext.h"
 
 __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec")));
 
@@ -82,10 +84,10 @@ static void tm_tx_release(void *arg)
             tm_reader_exit(tx);
         else if (tx->flags & TM_F_BIASED)
             tm_bias_exit(tx);
-        tm_counters_apply(tx); /* its counter additions stay too: the lock opened for them closes */
+        tm_ext_counters_apply(tx); /* its additions stay too: the lock opened for them closes */
         tx->nesting = 0;
     }
-    tm_groups_thread_exit(tx);
+    tm_hooks.ext_thread_exit(tx);   /* the lock groups it holds */
     tm_hooks.stats_thread_exit(tx); /* its batch's count to its site, for the live view */
     tm_tx_scrub(tx);
     tm_cur_set(NULL);
@@ -196,9 +198,7 @@ static void tm_fork_child(void)
     tm_bias_fork_child(tm_cur);
     tm_cm_fork_child();
     tm_hooks.stats_fork_child();
-    tm_wait_fork_child();
-    tm_counters_fork_child();
-    tm_groups_fork_child(tm_cur);
+    tm_hooks.ext_fork_child(tm_cur); /* waits, counters, lock groups */
 }
 
 __attribute__((constructor)) static void tm_thread_init(void)

@@ -2,6 +2,8 @@
  * (thread.c), the serial lock (serial.c), the fault guard, the single-thread bias, contention
  * management, begin/commit, checkpoints, utilities and exception state. Included by tx.h after
  * the descriptor's definition, which the inline functions here need; include tx.h, not this.
+ * Everything declared here is defined in core; what core calls in the layers above is in
+ * hooks.h.
  */
 #ifndef TMKIT_TX_MODULES_H
 #define TMKIT_TX_MODULES_H
@@ -103,10 +105,8 @@ TM_HIDDEN bool tm_dead_read(tm_tx *tx, void *dst, const void *src, size_t len);
 /* Sets tm_tx.dead_lo and dead_len for an outermost attempt (redo-log algorithms' begin). */
 TM_HIDDEN void tm_dead_begin(tm_tx *tx);
 /* Returns once every speculative attempt running at the call has ended: memory they may still
- * read through a value loaded before (tm_locks_free) can then be freed. */
+ * read through a value loaded before (the orec algorithms' lock records) can then be freed. */
 TM_HIDDEN void tm_grace_wait(tm_tx *self);
-/* The committing transaction promised not to privatize and frees nothing (ext/privatize.c). */
-TM_HIDDEN bool tm_promised_no_privatization(const tm_tx *tx);
 /* htm.c: the serial modes' hardware transactions. */
 extern _Atomic bool tm_htm_on TM_HIDDEN;  /* adaptive is in its HTM mode (cm.c) */
 extern bool tm_htm_available TM_HIDDEN; /* RTM, and TMKIT_HTM is not off */
@@ -185,6 +185,12 @@ static inline void tm_bias_commit_count(tm_tx *tx)
         tm_cm_count_writing(tx);
     }
 }
+/* A full barrier on every thread of the process (membarrier), for the asymmetric handshakes of
+ * ext/; false if there is none. */
+TM_HIDDEN bool tm_barrier_all(void);
+/* tm_barrier_all will use membarrier (fixed at start-up): the frequent side of an asymmetric
+ * handshake needs only a compiler barrier. */
+TM_HIDDEN bool tm_barrier_asymmetric(void);
 TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);
 TM_HIDDEN void tm_bias_thread_left(tm_tx *self);
 TM_HIDDEN uint32_t tm_bias_thread_count(void); /* threads with a descriptor (adaptive's choice) */
