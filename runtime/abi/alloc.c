@@ -5,8 +5,6 @@
 
 #include "../core/tx.h"
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-
 static void tm_free_thunk(void *p, uintptr_t aux)
 {
     (void)aux;

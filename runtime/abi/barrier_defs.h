@@ -14,8 +14,6 @@
 #include "../algo/orec.h"
 #include "../core/tx.h"
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-
 /* The general paths, out of line so the fast paths need no stack frame: `raw` carries the
  * value's bytes (little-endian, the first `size` bytes meaningful). */
 TM_HIDDEN __attribute__((noinline)) uint64_t tm_read_slow(const void *addr, unsigned size,

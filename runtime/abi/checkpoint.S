@@ -1,10 +1,10 @@
 /* _ITM_beginTransaction: the transaction's checkpoint (x86-64 SysV).
  *
  * It behaves like setjmp: it records the callee-saved registers, the caller's stack pointer (the
- * CFA) and the return address, and returns the action bits from the C side. tm_longjmp later
- * resumes "inside" the original call: registers restored, stack pointer back at the CFA, control
- * at the return address, %eax = new action bits. MXCSR and the x87 control word are callee-saved
- * by the ABI, so they are restored too. Layout: struct tm_jmpbuf in core/tx.h; every offset and
+ * CFA) and the return address, and returns the action bits from the C side. tm_longjmp
+ * (core/longjmp.S) later resumes "inside" the original call: registers restored, stack pointer
+ * back at the CFA, control at the return address, %eax = new action bits. MXCSR and the x87
+ * control word are callee-saved by the ABI, so they are restored too. Layout: struct tm_jmpbuf in core/tx.h; every offset and
  * constant used here is in core/tx_layout.h, checked against the C definitions there.
  *
  * The paths, cheapest first:
@@ -92,8 +92,8 @@
  * the thread has a batch (of another site or kind), the site is the last one it counted
  * outside the batch and the site's countdown has not run out. Then it goes on at `counted`
  * (or returns the action bits, if that is empty). Otherwise (countdown restored) it tail-calls
- * `cfunc`(properties in %edi, tx), which counts, and starts the transaction if `counted` is
- * given. Clobbers %rdx and %r9. */
+ * `cfunc`(properties in %edi, tx; stats/stats_begin.c), which counts, and starts the
+ * transaction if `counted` is given. Clobbers %rdx and %r9. */
 .macro TM_STATS_WHOLE tx, serial, field, cfunc, counted
 .if \serial
         btsq    $TM_STATS_SERIAL_BIT, %rdx
@@ -232,27 +232,5 @@ _ITM_beginTransaction:
         ret
         .cfi_endproc
         .size   _ITM_beginTransaction, .-_ITM_beginTransaction
-
-/* void tm_longjmp(const tm_jmpbuf *jb, uint32_t actions): never returns. */
-        .globl  tm_longjmp
-        .hidden tm_longjmp
-        .type   tm_longjmp, @function
-        .p2align 4
-tm_longjmp:
-        .cfi_startproc
-        movl    %esi, %eax
-        movq    8(%rdi), %rbx
-        movq    16(%rdi), %rbp
-        movq    24(%rdi), %r12
-        movq    32(%rdi), %r13
-        movq    40(%rdi), %r14
-        movq    48(%rdi), %r15
-        ldmxcsr 64(%rdi)
-        fldcw   68(%rdi)
-        movq    56(%rdi), %rdx
-        movq    0(%rdi), %rsp
-        jmp     *%rdx
-        .cfi_endproc
-        .size   tm_longjmp, .-tm_longjmp
 
         .section .note.GNU-stack,"",@progbits

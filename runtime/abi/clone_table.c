@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../core/tx.h"
+#include "abi.h"
 
 typedef struct tm_clone_pair {
     void *orig, *clone;

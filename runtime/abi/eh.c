@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "../core/tx.h"
+#include "abi.h"
 
 extern void *__cxa_allocate_exception(size_t) __attribute__((weak));
 extern void __cxa_free_exception(void *) __attribute__((weak));

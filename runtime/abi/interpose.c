@@ -17,8 +17,8 @@
  * this library binds to them by accident), take the program's calls. The check costs a load of
  * the TCB word that holds the thread's descriptor and, when there is one, a load of its mode:
  * outside a transaction, and in serial-irrevocable or uninstrumented code (mode DIRECT), the call
- * goes on to glibc's implementation (libc_direct.c). Inside an attempt that can roll back, the
- * bytes go through the attempt's barriers (memfns.c: the same code as _ITM_memcpyRtWt), so they
+ * goes on to glibc's implementation (core/libc_direct.c). Inside an attempt that can roll back,
+ * the bytes go through the attempt's barriers (memfns.c: the same code as _ITM_memcpyRtWt), so they
  * are undo-logged or buffered, locked and validated like the transaction's own accesses, except:
  *  - ranges on the thread's own stack are read and written in place: they are the locals of the
  *    transaction's functions, which GCC accesses without barriers after the call (a redo log
@@ -43,7 +43,8 @@
 #include <stddef.h>
 
 #include "../core/tx.h"
-#include "libc_direct.h"
+#include "../core/libc_direct.h"
+#include "abi.h"
 #include "memfns.h"
 
 /* libgcc's unwinder: the unwind entry of the function containing pc, and its start (func). */

@@ -10,9 +10,8 @@
 #include <string.h>
 
 #include "../core/tx.h"
+#include "abi.h"
 #include "memfns.h"
-
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 
 #define TM_CHUNK 256
 

@@ -1,20 +1,11 @@
-/* The algorithm table: every selectable algorithm, default first (TMKIT_ALGO picks by name). */
+/* The algorithm table: every selectable algorithm, default first (TMKIT_ALGO picks by name).
+ * The types, tm_algo and tm_dispatch, are core's (core/dispatch.h): core runs an algorithm
+ * through them without naming any. */
 #ifndef TMKIT_ALGO_H
 #define TMKIT_ALGO_H
 
 #include <stdbool.h>
 #include "../core/tx.h"
-
-typedef struct tm_algo tm_algo;
-
-struct tm_algo {
-    const char *name;
-    const char *summary;
-    const tm_dispatch *disp; /* speculative dispatch (NULL for serial algorithms) */
-    bool serial;             /* every transaction runs under the serial lock */
-    bool biased;             /* may use the single-thread bias (core/bias.c) */
-    bool managed;            /* serial stretches under contention (core/cm.c) */
-};
 
 extern const tm_algo tm_algo_norec TM_HIDDEN;
 extern const tm_algo tm_algo_gl_wt TM_HIDDEN;

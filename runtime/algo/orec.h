@@ -9,12 +9,12 @@
 
 #include <string.h>
 
+#include "../core/serial_fast.h"
 #include "../core/tx.h"
 #include "fast.h"
 
 #define TM_OREC_BITS 18
-#define TM_OREC_SLOT_BITS 10
-#define TM_OREC_SLOTS (1u << TM_OREC_SLOT_BITS)
+/* TM_OREC_SLOT_BITS and TM_OREC_SLOTS: core/tx.h (the descriptor's slot) */
 #define TM_OREC_SLOT_MASK ((uint64_t)TM_OREC_SLOTS - 1)
 #define TM_OREC_LOCK (1ull << 63)
 
@@ -30,8 +30,8 @@ extern tm_line64 tm_orec_clock_line TM_HIDDEN; /* alone on its cache line */
  * without taking a time, so that atomics on different words write no shared line (GV5 in
  * TL2's terms: the first transaction that meets such a version raises the clock to it, see
  * tm_orec_extend). Then "nobody took a time since my snapshot" no longer proves a read log
- * valid, and writer commits validate whenever the flag is set. Read-mostly, alone on its line. */
-extern tm_line32 tm_orec_atomics_line TM_HIDDEN;
+ * valid, and writer commits validate whenever the flag is set. Read-mostly, alone on its line;
+ * core's, since the serial lock reads it too (core/serial_fast.h: tm_orec_atomics_line). */
 #define tm_orec_atomics (tm_orec_atomics_line.w)
 
 /* May a writer that took time wv skip validating its read log (TL2)? */
@@ -126,9 +126,11 @@ typedef struct tm_locks {
 
 /* The slow part of tm_locks_reserve (orec_locks.c). */
 TM_HIDDEN tm_locks *tm_locks_grow(tm_tx *tx, size_t want);
-/* Frees the thread's lock records when its descriptor goes back to the pool (orec_locks.c). */
+/* Frees the thread's lock records when its descriptor goes back to the pool (orec_locks.c;
+ * core's hook algo_state_free, algo_hooks.c). */
 TM_HIDDEN void tm_locks_free(tm_tx *tx);
-/* Maps the whole orec table in one call, once (orec_locks.c; adaptive's decider). */
+/* Maps the whole orec table in one call, once (orec_locks.c; adaptive's decider, through the
+ * dispatch tables' prepare). */
 TM_HIDDEN void tm_orecs_populate(void);
 
 /* The thread's lock records with room for `want` (never moved while orecs point into it:

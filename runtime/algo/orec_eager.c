@@ -356,6 +356,7 @@ const tm_dispatch tm_disp_orec_eager = {
     .upgrade = eager_upgrade,
     .quiesce_ended = true,
     .published = eager_published,
+    .prepare = tm_orecs_populate,
 };
 
 const tm_algo tm_algo_orec_eager = {

@@ -30,7 +30,6 @@
 /* Line-aligned: its first and last orecs share no line with a neighbouring variable. */
 _Alignas(64) _Atomic uint64_t tm_orecs[2u << TM_OREC_BITS];
 tm_line64 tm_orec_clock_line;
-tm_line32 tm_orec_atomics_line;
 
 /* Is the read log still valid? An orec locked by this transaction counts with the value it had
  * before we locked it. */
@@ -180,6 +179,7 @@ const tm_dispatch tm_disp_orec_lazy = {
     .rollback = NULL,
     .upgrade = orec_upgrade,
     .published = orec_published,
+    .prepare = tm_orecs_populate,
 };
 
 const tm_algo tm_algo_orec_lazy = {

@@ -3,16 +3,18 @@
  * (flattened, or closed with a checkpoint of their own). The end of a transaction (commit,
  * cancel, restart, the switch to irrevocable) is in txn.c, whose header comment describes
  * nesting and the execution modes.
+ *
+ * Callers and callees: abi/checkpoint.S's fast paths tail-call into here, and
+ * stats/stats_begin.c (its paths with statistics on) into tm_begin_serial_counted. From here the
+ * algorithm is reached through tm_config.algo and its dispatch table (dispatch.h; adaptive's
+ * choice through cm.c), the statistics through their hooks, behind tm_stats_on (hooks.h).
  */
 #include <string.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
-#include "../algo/algo.h"
-#include "../stats/stats.h"
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-extern const tm_dispatch tm_disp_serial_undo TM_HIDDEN;
 TM_HIDDEN void tm_tx_assign_ids(tm_tx *tx);
 
 static tm_checkpoint *tm_cp_push(tm_tx *tx)
@@ -33,8 +35,8 @@ static uint32_t tm_exclusive_code_path(tm_tx *tx, uint32_t prop)
         tm_set_disp(tx, &tm_disp_direct);
         tx->flags |= TM_F_IRREVOCABLE;
         tx->irrevocable_cps = 1;
-        if (TM_UNLIKELY(tm_stats_on) && tx->stats_site)
-            tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
+        if (TM_UNLIKELY(tm_stats_on))
+            tm_hooks.stats_uninstrumented(tx);
         return a_runUninstrumentedCode;
     }
     tm_set_disp(tx, &tm_disp_serial_undo);
@@ -53,7 +55,7 @@ uint32_t tm_attempt_start(tm_tx *tx)
     /* The only transacting thread: exclusive without taking the lock. */
     if (!(tx->flags & TM_F_SERIAL) && tm_bias_try_enter(tx)) {
         if (TM_UNLIKELY(tm_stats_on))
-            tm_stats_attempt(tx, false);
+            tm_hooks.stats_attempt(tx, false);
         return tm_exclusive_code_path(tx, prop);
     }
     /* A reader is refused while adaptive runs serially (serial.c): it then runs serially too. */
@@ -62,13 +64,13 @@ uint32_t tm_attempt_start(tm_tx *tx)
         tm_set_disp(tx, tm_config.algo->managed ? tm_cm_disp(tx) : tm_config.algo->disp);
         tx->disp->begin(tx);
         if (TM_UNLIKELY(tm_stats_on))
-            tm_stats_attempt(tx, false);
+            tm_hooks.stats_attempt(tx, false);
         return a_runInstrumentedCode;
     }
     if (!(tx->flags & TM_F_SERIAL))
         tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt(tx, true);
+        tm_hooks.stats_attempt(tx, true);
     return tm_exclusive_code_path(tx, prop);
 }
 
@@ -130,7 +132,7 @@ static inline __attribute__((always_inline)) uint32_t tm_begin_serial_held(tm_tx
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1; /* the descriptor is in direct mode between transactions */
     if (TM_UNLIKELY(tm_stats_on) && !counted)
-        tm_stats_attempt_whole(tx, true);
+        tm_hooks.stats_attempt_whole(tx, true);
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 
@@ -195,33 +197,13 @@ static __attribute__((noinline)) uint32_t tm_begin_outer_serial(uint32_t prop, t
     return tm_begin_serial_excl(tx, false);
 }
 
-/* checkpoint.S's biased and serial paths with statistics on, when the attempt is not in the
- * descriptor's batch (another site or kind, or the batch is used up: TM_STATS_WHOLE counts the
- * others itself); they start the next batch. Only jb0.pc, the site, was saved. */
-TM_HIDDEN uint32_t tm_begin_biased_stats(uint32_t prop, tm_tx *tx);
-uint32_t tm_begin_biased_stats(uint32_t prop, tm_tx *tx)
+/* The serial start of an attempt the statistics counted already, before the lock: checkpoint.S's
+ * serial path with statistics on, when its batch could not take the attempt
+ * (stats/stats_begin.c: tm_begin_serial_stats counts it, then comes here). */
+uint32_t tm_begin_serial_counted(uint32_t prop, tm_tx *tx)
 {
-    (void)prop; /* checkpoint.S already started the transaction */
-    tm_stats_attempt_whole(tx, false);
-    tm_stats_whole_maybe_load(tx, false); /* the next ones in a batch, if it should */
-    return a_runUninstrumentedCode | a_saveLiveVariables;
-}
-
-/* The serial path counts before it takes the lock, so that the statistics' work (this function
- * included) does not lengthen the critical section, which the other threads wait for: on a
- * shared counter at 2 threads a timed attempt's bookkeeping under the lock cost ~5% of the
- * throughput (2026-11-23). A timed attempt's clock starts once the lock is held: the wait is
- * timed on its own (cycles_serial_wait). */
-TM_HIDDEN uint32_t tm_begin_serial_stats(uint32_t prop, tm_tx *tx);
-uint32_t tm_begin_serial_stats(uint32_t prop, tm_tx *tx)
-{
-    tm_stats_attempt_whole(tx, true);
-    tm_stats_whole_maybe_load(tx, true);
     tm_outer_init(tx, prop);
-    uint32_t a = tm_begin_serial_excl(tx, true);
-    if (tx->stats_t0)
-        tx->stats_t0 = tm_stats_now();
-    return a;
+    return tm_begin_serial_excl(tx, true);
 }
 
 /* checkpoint.S's serial path, before it saved any register but the return address (jb0.pc,
@@ -270,7 +252,7 @@ uint32_t tm_begin_outer(uint32_t prop, tm_tx *tx)
     tx->flags |= TM_F_IRREVOCABLE;
     tx->irrevocable_cps = 1;
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_attempt_whole(tx, false);
+        tm_hooks.stats_attempt_whole(tx, false);
     return a_runUninstrumentedCode | a_saveLiveVariables;
 }
 

@@ -43,11 +43,10 @@
 #include <pthread.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
 #include "sys.h"
 #include "tx.h"
-#include "../algo/algo.h"
-#include "../ext/ext.h"
 
 _Atomic uintptr_t tm_bias_owner; /* the owner's descriptor, or 0 (none, or before tm_bias_init) */
 static bool tm_bias_asymmetric; /* membarrier registered (tm_bias_init) */
@@ -229,12 +228,13 @@ void tm_bias_fork_child(tm_tx *self)
                           memory_order_relaxed);
 }
 
-__attribute__((constructor(102))) static void tm_bias_init(void)
+__attribute__((constructor(TM_INIT_CORE))) static void tm_bias_init(void)
 {
     long q = tm_sys3(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     tm_bias_asymmetric = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
                          tm_sys3(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-    /* Without membarrier, writing commits fence before they look for waiters (ext/ext.h). */
+    /* Without membarrier, writing commits fence before they look for waiters (hooks.h:
+     * tm_ext_wait_check_commit). */
     if (!tm_bias_asymmetric)
         atomic_fetch_or_explicit(&tm_serial_rwait, TM_RWAIT_FENCE, memory_order_relaxed);
     /* No thread has a descriptor yet: the first one takes the bias when it registers. */

@@ -68,10 +68,12 @@
  * per epoch, so each owner takes one cache miss per ~1.5 ms on that line.
  * Individual transactions still fall back to serial after TMKIT_MAX_RETRIES failed attempts
  * (txn.c), so nothing livelocks whatever this policy decides.
+ * The modes' algorithms are algo/'s: their dispatch tables come through the hook adaptive_modes
+ * (hooks.h, filled in by algo/algo_hooks.c), and a probe of a mode first calls its table's
+ * `prepare` (the orec algorithms map their table: algo/orec_locks.c).
  */
-#include "../algo/algo.h"
-#include "../algo/orec.h"
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
 
 #define TM_CM_EPOCH 4000000ull /* TSC cycles: ~1.5 ms */
@@ -79,28 +81,20 @@
 #define TM_CM_RUN_MAX 256u
 #define TM_CM_OREC_THREADS 2u
 
-/* gl_wt is 0: the zero-initialized state below starts in it. */
-enum { TM_CM_GLWT = 0, TM_CM_SERIAL, TM_CM_OREC_EAGER, TM_CM_NOREC, TM_CM_OREC_LAZY, TM_CM_HTM,
-       TM_CM_MODES };
-_Static_assert(TM_CM_MODES == TM_CM_N_MODES, "tx_modules.h");
-
-extern const tm_dispatch tm_disp_norec TM_HIDDEN, tm_disp_gl_wt TM_HIDDEN,
-    tm_disp_orec_lazy TM_HIDDEN, tm_disp_orec_eager TM_HIDDEN;
-
-/* The modes: their names in the statistics, the speculative algorithm (NULL: serial), whether
- * they buffer writes (redo log: only with TMKIT_ADAPTIVE_MODES=all) and whether they are worth
- * probing only with TM_CM_OREC_THREADS or more transacting threads. */
+/* The modes (tx_modules.h: TM_CM_GLWT...): their names in the statistics, whether they buffer
+ * writes (redo log: only with TMKIT_ADAPTIVE_MODES=all) and whether they are worth probing only
+ * with TM_CM_OREC_THREADS or more transacting threads. The speculative algorithm each one runs
+ * is algo/'s to say (hooks.h: adaptive_modes, filled in by algo/algo_hooks.c; NULL: serial). */
 static const struct tm_cm_mode {
     const char *name;
-    const tm_dispatch *disp;
     bool redo, many;
-} tm_cm_modes[TM_CM_MODES] = {
-    [TM_CM_GLWT] = {"gl_wt", &tm_disp_gl_wt, false, false},
-    [TM_CM_SERIAL] = {"serial", NULL, false, false},
-    [TM_CM_OREC_EAGER] = {"orec_eager", &tm_disp_orec_eager, false, true},
-    [TM_CM_NOREC] = {"norec", &tm_disp_norec, true, false},
-    [TM_CM_OREC_LAZY] = {"orec_lazy", &tm_disp_orec_lazy, true, true},
-    [TM_CM_HTM] = {"htm", NULL, false, false},
+} tm_cm_modes[TM_CM_N_MODES] = {
+    [TM_CM_GLWT] = {"gl_wt", false, false},
+    [TM_CM_SERIAL] = {"serial", false, false},
+    [TM_CM_OREC_EAGER] = {"orec_eager", false, true},
+    [TM_CM_NOREC] = {"norec", true, false},
+    [TM_CM_OREC_LAZY] = {"orec_lazy", true, true},
+    [TM_CM_HTM] = {"htm", false, false},
 };
 
 /* The serial modes: readers excluded, GCC's uninstrumented code (HTM: in hardware
@@ -145,14 +139,14 @@ static struct {
     _Atomic uint64_t epoch_end;        /* read without `busy` by every window's end */
     uint64_t epoch_start;              /* TSC when the epoch began */
     tm_cm_tally at;                    /* process-wide commits then */
-    _Atomic uint64_t est[TM_CM_MODES]; /* cycles per committed transaction (0 = unknown) */
-    _Atomic uint64_t estw[TM_CM_MODES]; /* cycles per writing commit (0 = too few to tell) */
+    _Atomic uint64_t est[TM_CM_N_MODES]; /* cycles per committed transaction (0 = unknown) */
+    _Atomic uint64_t estw[TM_CM_N_MODES]; /* cycles per writing commit (0 = too few to tell) */
     uint32_t run, left, incumbent, next_probe;
     tm_cm_price base;                  /* incumbent's cost when it last won or took over */
     bool probing, warming, glance;
-    uint64_t time[TM_CM_MODES];        /* TSC cycles decided in each mode */
-    _Atomic uint64_t epochs[TM_CM_MODES]; /* epochs decided in each mode (the statistics) */
-    _Atomic uint64_t probes[TM_CM_MODES]; /* probes of each mode (the statistics) */
+    uint64_t time[TM_CM_N_MODES];      /* TSC cycles decided in each mode */
+    _Atomic uint64_t epochs[TM_CM_N_MODES]; /* epochs decided in each mode (the statistics) */
+    _Atomic uint64_t probes[TM_CM_N_MODES]; /* probes of each mode (the statistics) */
     _Atomic uint64_t switches;            /* changes of mode (the statistics) */
 } tm_cm;
 
@@ -305,17 +299,18 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
         }
         /* The next mode worth probing now, in turn (the orec modes only with enough threads
          * to pay for them; the redo-log ones only if allowed). gl_wt and serial always are. */
-        uint32_t threads = tm_bias_thread_count(), probe = tm_cm.next_probe % TM_CM_MODES;
+        uint32_t threads = tm_bias_thread_count(), probe = tm_cm.next_probe % TM_CM_N_MODES;
         while (probe == mode || !tm_cm_usable(probe, threads))
-            probe = (probe + 1) % TM_CM_MODES;
+            probe = (probe + 1) % TM_CM_N_MODES;
         if (tm_cm_est(probe) == 0 || --tm_cm.left == 0) {
             /* The rotation moves on only when a probe starts. (It used to move at every
              * epoch: with two challengers and an even back-off, the one whose turn fell on
              * the last epoch was always the same, and the other was never measured again.) */
             tm_cm.next_probe = probe + 1;
             tm_cm.incumbent = mode;
-            if (tm_cm_modes[probe].many)
-                tm_orecs_populate(); /* before the drain: the others go on meanwhile */
+            const tm_dispatch *d = tm_hooks.adaptive_modes[probe];
+            if (d && d->prepare)
+                d->prepare(); /* before the drain: the others go on meanwhile */
             tm_cm_switch(tx, probe);
             tm_cm.probing = true;
             tm_cm.warming = true;
@@ -362,7 +357,7 @@ const tm_dispatch *tm_cm_disp(tm_tx *tx)
 {
     /* relaxed: ordered by the reader entry (see tm_cm_switch). */
     tx->cm.spec_gen = atomic_load_explicit(&tm_cm.spec_gen, memory_order_relaxed);
-    return tm_cm_modes[atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)].disp;
+    return tm_hooks.adaptive_modes[atomic_load_explicit(&tm_cm.spec, memory_order_relaxed)];
 }
 
 bool tm_cm_algo_switched(const tm_tx *tx)

@@ -1,6 +1,8 @@
 /* Configuration: one table of TMKIT_* variables (name, type, range, default), parsed strictly
  * when the library loads. Anything unknown or malformed stops the program with a message that
- * lists what is accepted: a typo must never silently run the wrong algorithm. */
+ * lists what is accepted: a typo must never silently run the wrong algorithm. The algorithms to
+ * choose from and the statistics' set-up come from the layers above through hooks (hooks.h),
+ * which they fill in before this runs (TM_INIT_HOOKS, then TM_INIT_CONFIG). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +11,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "tx.h"
-#include "../algo/algo.h"
-#include "../stats/shm.h"
-#include "../stats/stats.h"
 
 tm_config_t tm_config;
 
@@ -104,20 +104,22 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
     size_t used = 0;
     valid[0] = 0;
     switch (e->type) {
-    case TM_CFG_ALGO:
-        for (const tm_algo *const *a = tm_algos; *a; a++)
+    case TM_CFG_ALGO: {
+        const tm_algo *const *algos = tm_hooks.algos; /* algo/registry.c's list */
+        for (const tm_algo *const *a = algos; *a; a++)
             if (value && strcmp(value, (*a)->name) == 0) {
                 tm_config.algo = *a;
                 return;
             }
         if (!value) {
-            tm_config.algo = tm_algos[0];
+            tm_config.algo = algos[0];
             return;
         }
-        for (const tm_algo *const *a = tm_algos; *a; a++)
+        for (const tm_algo *const *a = algos; *a; a++)
             used += (size_t)snprintf(valid + used, sizeof valid - used, "%s%s",
-                                     a == tm_algos ? "" : ", ", (*a)->name);
+                                     a == algos ? "" : ", ", (*a)->name);
         tm_cfg_fail("%s='%s' is not a known algorithm", e->name, value, valid);
+    }
     case TM_CFG_UINT: {
         const char *v = value ? value : e->dflt;
         char *end;
@@ -152,23 +154,25 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
         if (tm_cfg_switch_word(value))
             tm_cfg_fail("%s='%s' looks like a switch, not a file path", e->name, value,
                         "a file path for JSON (./NAME for a file of that name), or - for a table");
-        tm_stats_configure(value);
+        tm_hooks.stats_configure(value);
         return;
-    case TM_CFG_STATS_SHM:
+    case TM_CFG_STATS_SHM: {
         if (!value)
             return;
-        if (!tm_shm_name_valid(value))
-            tm_cfg_fail("%s='%s' is not a valid segment name", e->name, value, TM_SHM_NAME_RULE);
-        tm_stats_shm_configure(value);
-        tm_stats_configure(NULL);
+        const char *rule = tm_hooks.stats_shm_configure(value); /* NULL: valid, set up */
+        if (rule)
+            tm_cfg_fail("%s='%s' is not a valid segment name", e->name, value, rule);
+        tm_hooks.stats_configure(NULL);
         return;
+    }
     }
 }
 
 extern char **environ;
 
-/* Runs before any transaction can start (library constructors run before the program's). */
-__attribute__((constructor(101))) static void tm_config_init(void)
+/* Runs before any transaction can start (library constructors run before the program's), after
+ * the upper layers filled in the hooks it uses (hooks.h: the algorithms, the statistics). */
+__attribute__((constructor(TM_INIT_CONFIG))) static void tm_config_init(void)
 {
     const char *values[TM_CFG_N] = {0};
     for (char **env = environ; env && *env; env++) {

@@ -35,7 +35,6 @@
 
 #include "config.h"
 #include "tx.h"
-#include "../algo/algo.h"
 
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h> /* RUNNING_ON_VALGRIND: a no-op instruction sequence natively */

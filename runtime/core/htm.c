@@ -22,15 +22,14 @@
  * serial commit applies them under the lock), XEND, then what a serial commit does after its
  * unlock (abi/entry.c).
  * TMKIT_HTM=off takes the mode out of adaptive's set; so does a CPU without RTM (cpuid). The
- * algorithm `htm` is serialirr with this path always on (algo/serial.c); serialirr never uses
- * it. */
+ * algorithm `htm` (algo/serial.c, its flag `htm`) is serialirr with this path always on;
+ * serialirr never uses it. The counters' additions and the wake-up of tm_retry waiters are
+ * ext/'s, called through hooks (hooks.h). */
 #include <immintrin.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
-#include "../algo/algo.h"
-#include "../ext/ext.h"
-#include "../stats/stats.h"
 
 #define TM_HTM_TRIES 2
 #define TM_HTM_LOCKED 0xff /* explicit abort: the serial lock was held, or readers not excluded */
@@ -51,13 +50,13 @@ __attribute__((target("rtm"))) static bool tm_htm_works(void)
     return false;
 }
 
-__attribute__((constructor(103))) static void tm_htm_init(void)
+__attribute__((constructor(TM_INIT_HTM))) static void tm_htm_init(void)
 {
     __builtin_cpu_init();
     tm_htm_available = tm_config.htm == TM_HTM_AUTO && __builtin_cpu_supports("rtm") &&
                        tm_htm_works();
     /* relaxed: before any thread but this one exists. */
-    if (tm_config.algo == &tm_algo_htm && tm_htm_available)
+    if (tm_config.algo->htm && tm_htm_available)
         atomic_store_explicit(&tm_htm_on, true, memory_order_relaxed);
 }
 
@@ -119,16 +118,15 @@ __attribute__((target("rtm"), noreturn)) void tm_htm_abort(void)
 /* The commit of an outermost attempt on the hardware path (abi/entry.c, core/txn.c). */
 __attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
 {
-    if (tx->ext.npend)
-        tm_counters_apply(tx);
+    tm_ext_counters_apply(tx); /* if it made additions */
     _xend();
     tx->htm_skip_next -= tx->htm_skip_next > 0;
     tx->flags = 0;
-    /* Waiters the writes may concern, with the logs still intact (tm_wait_wake reads them).
+    /* Waiters the writes may concern, with the logs still intact (the hook reads them).
      * relaxed: as a serial commit's unlock reads it (serial_fast.h); a waiter that registers
      * later reads the memory we wrote. */
     if (TM_UNLIKELY(atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed) & TM_RWAIT_RETRY))
-        tm_wait_wake(tx);
+        tm_hooks.wait_wake(tx);
     if (TM_UNLIKELY((tx->n_actions | tx->locals.len | (uintptr_t)tx->stats_site) != 0)) {
         tm_commit_finish(tx, tm_config.algo->managed);
         return;

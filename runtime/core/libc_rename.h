@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-/* abi/libc_direct.c and abi/interpose.c define these and glibc's names themselves. */
+/* core/libc_direct.c and abi/interpose.c define these and glibc's names themselves. */
 #ifndef TMKIT_LIBC_DIRECT_IMPL
 void *memcpy(void *dst, const void *src, size_t n) __asm__("tm_libc_memcpy");
 void *memmove(void *dst, const void *src, size_t n) __asm__("tm_libc_memmove");

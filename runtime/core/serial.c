@@ -29,16 +29,18 @@
  * Quiescence (privatization safety): after a writer commits at time ts, it waits until each other
  * speculative transaction has either finished or validated at a time >= ts (its shared_ts), so no
  * transaction that could still see the old state touches memory the committer made private.
+ *
+ * The layers above: the statistics learn the waits' cycles through hooks (hooks.h); ext/ sets
+ * bits of tm_serial_rwait (serial_fast.h) and counts its sleepers in tm_wait_sleepers (hooks.h),
+ * which the lock reads; ext/atomic_orec.c sets tm_orec_atomics_line, defined here.
  */
 #define _GNU_SOURCE
 #include <limits.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
 #include "sys.h"
-#include "../ext/ext.h"
-#include "../algo/algo.h"
-#include "../stats/stats.h"
 
 /* Alone on its line (tm_line32): it moves to the CPU of every contended lock and unlock, while
  * the flags below and the registry head are read by every begin and unlock. Sharing their line,
@@ -46,9 +48,11 @@
  * (perf, writes-64 at 4 threads on 2 cores: 85% of tm_serial_wake's samples). */
 tm_serial_lock_line tm_serial_line;
 _Atomic uint32_t tm_serial_rwait;        /* bit TM_RWAIT_READER: a reader sleeps (or is about to) on
-                                         * tm_serial_rgen; the other bits: ext/ext.h */
+                                         * tm_serial_rgen; the other bits: serial_fast.h */
 static _Atomic uint32_t tm_serial_rgen;  /* bumped by an unlock that saw tm_serial_rwait */
 _Atomic uint32_t tm_serial_excl; /* readers excluded (see above); written under the lock */
+tm_line32 tm_orec_atomics_line;  /* set by ext/atomic_orec.c, read here (serial_fast.h) and by
+                                  * the orec algorithms (algo/orec.h: tm_orec_atomics) */
 static bool tm_fork_took_lock;
 
 /* Sleeps until no writer holds the lock. */
@@ -78,10 +82,10 @@ bool tm_reader_enter(tm_tx *tx)
             return true;
         if (r == 0)
             return false; /* readers excluded: run serially */
-        uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
+        uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_tsc() : 0;
         tm_serial_wait_free();
         if (w0)
-            tm_stats_wait(tx, TM_STAT_cycles_serial_wait, tm_stats_now() - w0);
+            tm_hooks.stats_serial_wait(tx, tm_tsc() - w0);
     }
 }
 
@@ -100,11 +104,11 @@ static uint64_t tm_serial_drain(tm_tx *self)
         for (unsigned i = 0; atomic_load_explicit(&t->shared_ts, memory_order_seq_cst) != TM_TS_INACTIVE ||
                              atomic_load_explicit(&t->atomic_busy, memory_order_seq_cst); i++) {
             if (TM_UNLIKELY(tm_stats_on) && !w0)
-                w0 = tm_stats_now();
+                w0 = tm_tsc();
             tm_cpu_relax(i);
         }
     }
-    return w0 ? tm_stats_now() - w0 : 0;
+    return w0 ? tm_tsc() - w0 : 0;
 }
 
 /* Readers are excluded (adaptive's serial mode, the serial algorithms), so a holder need not
@@ -137,13 +141,13 @@ static uint64_t tm_serial_lock(tm_tx *tx)
         tx->cm.turn_asked = 0;  /* our turn is over (serial_handoff.c) */
         tx->cm.ro_hist = 0;
     }
-    uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
+    uint64_t w0 = TM_UNLIKELY(tm_stats_on) ? tm_tsc() : 0;
     /* Contended: first spin and ask the holder for the lock (serial_handoff.c); if that takes
      * too long, or there is no spare CPU to spin on, wait passively (serial_wait.c: timed
      * sleeps the holder never has to end); then mark waiters (2) and sleep until an unlock
      * wakes us, as glibc's default mutex does. seq_cst for the same reason as the trylock. */
-    /* TMKIT_SERIAL_WAIT; and not while threads sleep in tm_retry/tm_cond_wait (ext/ext.h).
-     * relaxed: a hint. */
+    /* TMKIT_SERIAL_WAIT; and not while threads sleep in tm_retry/tm_cond_wait (hooks.h:
+     * tm_wait_sleepers). relaxed: a hint. */
     bool passive = tm_config.serial_wait == TM_SERIAL_WAIT_SLEEP &&
                    !atomic_load_explicit(&tm_wait_sleepers, memory_order_relaxed);
     if (!passive ||
@@ -156,7 +160,7 @@ static uint64_t tm_serial_lock(tm_tx *tx)
                o != TM_SERIAL_HANDED)
             tm_futex_wait(&tm_serial_word, 2);
     }
-    return w0 ? tm_stats_now() - w0 : 0;
+    return w0 ? tm_tsc() - w0 : 0;
 }
 
 /* The lock is held (tm_serial_trylock_fast): drain unless readers are excluded. */
@@ -185,7 +189,7 @@ void tm_serial_acquire(tm_tx *tx)
     tm_bias_yield(tx);
     tx->flags |= TM_F_SERIAL;
     if (waited)
-        tm_stats_wait(tx, TM_STAT_cycles_serial_wait, waited);
+        tm_hooks.stats_serial_wait(tx, waited);
 }
 
 /* Called by the lock holder after tm_serial_acquire (which drained unless already excluded). */
@@ -278,7 +282,7 @@ static bool tm_quiesce_one(tm_tx *self, tm_tx *t, uint64_t ts, bool by_attempts,
                           atomic_load_explicit(&t->attempts, memory_order_acquire) == n0);
          i++) {
         if (TM_UNLIKELY(tm_stats_on) && !*w0)
-            *w0 = tm_stats_now();
+            *w0 = tm_tsc();
         /* adaptive changed algorithm: its drain already waited for every transaction that
          * started before our commit, and later ones see our writes (core/cm.c). */
         if (tm_cm_algo_switched(self))
@@ -307,7 +311,7 @@ static uint64_t tm_quiesce_from(tm_tx *self, uint64_t ts, tm_tx *start, uint64_t
 static void tm_quiesce_record(tm_tx *self, uint64_t w0)
 {
     if (w0)
-        tm_stats_wait(self, TM_STAT_cycles_quiesce_wait, tm_stats_now() - w0);
+        tm_hooks.stats_quiesce_wait(self, tm_tsc() - w0);
 }
 
 /* Quiescence by attempts, for orec_eager: its commit times run ahead of its clock, which only a
@@ -370,9 +374,9 @@ void tm_grace_wait(tm_tx *self)
  * excluded from the start and no serial transaction walks the registry to drain them: serialirr
  * on a shared counter at 2 threads cost 166 instructions per operation with the drain and the
  * general begin, 324 with statistics on (callgrind, 2026-11-23). After tm_config_init
- * (constructor priority 101), before any thread can transact; relaxed like every other store of
+ * (TM_INIT_CONFIG, hooks.h), before any thread can transact; relaxed like every other store of
  * the flag (there is no other thread yet). */
-__attribute__((constructor(102))) static void tm_serial_init(void)
+__attribute__((constructor(TM_INIT_CORE))) static void tm_serial_init(void)
 {
     if (tm_config.algo->serial)
         atomic_store_explicit(&tm_serial_excl, 1, memory_order_relaxed);

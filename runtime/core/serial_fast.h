@@ -26,7 +26,17 @@ _Static_assert(sizeof(tm_serial_lock_line) == 64, "one cache line");
 extern tm_serial_lock_line tm_serial_line TM_HIDDEN;
 #define tm_serial_word (tm_serial_line.w)
 #define TM_SERIAL_HANDED 4u
-extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN; /* a reader sleeps until the unlock */
+/* Sleepers the unlock must see (serial.c, ext/): a serial-lock reader sleeps (TM_RWAIT_READER,
+ * serial.c); some thread sleeps in tm_retry (TM_RWAIT_RETRY, ext/waiters.c); writers must fence
+ * before they test for waiters (TM_RWAIT_FENCE: no membarrier, set once at start, bias.c).
+ * The serial unlock loads the word anyway, so serial commits notice waiters at no cost (its
+ * own xchg is the fence); other writing commits test it once (hooks.h:
+ * tm_ext_wait_check_commit). */
+extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN;
+#define TM_RWAIT_READER 1u
+#define TM_RWAIT_RETRY 2u
+#define TM_RWAIT_FENCE 4u
+#define TM_RWAIT_SLEEPERS (TM_RWAIT_READER | TM_RWAIT_RETRY) /* what an unlock may wake */
 TM_HIDDEN void tm_serial_locked(tm_tx *tx);       /* drain unless readers are excluded */
 TM_HIDDEN void tm_serial_wake(uint64_t old);      /* the unlock's sleepers, if any */
 TM_HIDDEN void tm_cm_window(tm_tx *tx);           /* every TM_CM_WINDOW commits: epoch over? */
@@ -117,8 +127,8 @@ static inline bool tm_serial_unlock_nowake(uint64_t *old)
     TM_LINES(TM_LK_SERIAL, &tm_serial_word);
     uint32_t w = atomic_exchange_explicit(&tm_serial_word, 0, memory_order_seq_cst);
     *old = (uint64_t)n << 32 | w;
-    return w >= 2 || (atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) &
-                      (1u | 2u)); /* TM_RWAIT_SLEEPERS (ext/ext.h): readers, waiters */
+    return w >= 2 ||
+           (atomic_load_explicit(&tm_serial_rwait, memory_order_seq_cst) & TM_RWAIT_SLEEPERS);
 }
 
 static inline void tm_serial_unlock_fast(void)

@@ -54,6 +54,7 @@
 #include <fcntl.h>
 #include <sched.h>
 
+#include "hooks.h"
 #include "serial_fast.h"
 #include "sys.h"
 
@@ -73,8 +74,8 @@
 static uint32_t tm_serial_cpus; /* CPUs this process may run on */
 static tm_line32 tm_serial_spinners; /* threads in the hand-off phase (its own line) */
 
-/* Before any thread can transact (the constructors of core/, priority 102). */
-__attribute__((constructor(102))) static void tm_serial_handoff_init(void)
+/* Before any thread can transact (the constructors of core/ that follow the configuration). */
+__attribute__((constructor(TM_INIT_CORE))) static void tm_serial_handoff_init(void)
 {
     cpu_set_t set;
     int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;

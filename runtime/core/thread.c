@@ -5,16 +5,17 @@
  * transaction (reusing one whose thread has exited, so thousands of short-lived threads cost a
  * bounded number of descriptors) and gives it back from a pthread key destructor. Nodes are never
  * freed, so a walker can never touch freed memory.
+ *
+ * The layers above learn of a thread's exit and of fork() through hooks (hooks.h: the
+ * statistics' batch, the extensions' lock groups, waits and counters, the algorithms' state).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hooks.h"
 #include "tx.h"
-#include "../algo/orec.h"
-#include "../ext/ext.h"
-#include "../stats/stats.h"
 
 __thread tm_tx *tm_cur __attribute__((tls_model("initial-exec")));
 
@@ -45,8 +46,6 @@ static void tm_registry_push(tm_tx *tx)
                                                     memory_order_relaxed));
 }
 
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
-
 /* Drops everything a descriptor holds: logs, actions, checkpoints, mode. */
 static void tm_tx_scrub(tm_tx *tx)
 {
@@ -60,7 +59,7 @@ static void tm_tx_scrub(tm_tx *tx)
     tx->ext.pend = NULL;
     tx->ext.npend = tx->ext.cap_pend = 0;
     free(tx->cps);
-    tm_locks_free(tx);
+    tm_hooks.algo_state_free(tx);
     tx->actions = NULL;
     tx->cps = NULL;
     tx->n_actions = tx->cap_actions = tx->n_cps = tx->cap_cps = 0;
@@ -85,11 +84,11 @@ static void tm_tx_release(void *arg)
             tm_reader_exit(tx);
         else if (tx->flags & TM_F_BIASED)
             tm_bias_exit(tx);
-        tm_counters_apply(tx); /* its counter additions stay too: the lock opened for them closes */
+        tm_ext_counters_apply(tx); /* its additions stay too: the lock opened for them closes */
         tx->nesting = 0;
     }
-    tm_groups_thread_exit(tx);
-    tm_stats_whole_flush(tx); /* its batch's count to its site, for the live view */
+    tm_hooks.ext_thread_exit(tx);   /* the lock groups it holds */
+    tm_hooks.stats_thread_exit(tx); /* its batch's count to its site, for the live view */
     tm_tx_scrub(tx);
     tm_cur_set(NULL);
     tm_bias_thread_left(tx);
@@ -198,10 +197,8 @@ static void tm_fork_child(void)
     tm_serial_fork_child(tm_cur);
     tm_bias_fork_child(tm_cur);
     tm_cm_fork_child();
-    tm_stats_fork_child();
-    tm_wait_fork_child();
-    tm_counters_fork_child();
-    tm_groups_fork_child(tm_cur);
+    tm_hooks.stats_fork_child();
+    tm_hooks.ext_fork_child(tm_cur); /* waits, counters, lock groups */
 }
 
 __attribute__((constructor)) static void tm_thread_init(void)

@@ -1,4 +1,5 @@
-/* The per-thread transaction descriptor and the dispatch table every execution mode implements.
+/* The per-thread transaction descriptor (the dispatch table every execution mode implements is in
+ * dispatch.h, which this includes).
  *
  * A descriptor belongs to one thread while it lives and is recycled when the thread exits (see
  * thread.c). Fields above `shared_ts` are touched only by the owner thread; `shared_ts` sits on
@@ -12,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../abi/itm_abi.h"
+#include "dispatch.h"
+#include "itm_abi.h"
 #include "lines.h"
 #include "log.h"
 #include "tx_layout.h"
@@ -31,6 +33,11 @@ typedef struct { _Alignas(64) _Atomic uint32_t w; } tm_line32;
 _Static_assert(sizeof(tm_line64) == 64 && sizeof(tm_line32) == 64, "one cache line each");
 
 #define TM_CALLER_CACHE 16 /* tm_tx.caller_pc */
+
+/* Writer slots in orec versions (tm_tx.orec_slot, given out by thread.c; algo/orec.h packs the
+ * slot into the low TM_OREC_SLOT_BITS bits of an orec). */
+#define TM_OREC_SLOT_BITS 10
+#define TM_OREC_SLOTS (1u << TM_OREC_SLOT_BITS)
 
 /* Layout shared with abi/checkpoint.S. */
 typedef struct tm_jmpbuf {
@@ -54,57 +61,6 @@ typedef enum tm_abort_reason {
     TM_ABORT_SERIAL,         /* had to restart to run serially (upgrade contention, fallback) */
     TM_ABORT_REASONS
 } tm_abort_reason;
-
-/* Execution modes with inline barrier fast paths (abi/barrier_defs.h); others use the table. */
-enum tm_mode {
-    TM_MODE_DIRECT,      /* serial-irrevocable: plain accesses */
-    TM_MODE_SERIAL_UNDO, /* exclusive, undo-logged writes */
-    TM_MODE_NOREC,
-    TM_MODE_GLWT,
-    TM_MODE_OREC_LAZY,
-    TM_MODE_OREC_EAGER,
-    TM_MODE_OREC_RO,     /* orec_eager's unlogged read-only attempts (algo/orec_eager_ro.c) */
-    TM_MODE_OTHER,       /* table only */
-};
-
-typedef struct tm_dispatch {
-    const char *name;
-    uint8_t mode; /* enum tm_mode */
-    void (*read)(tm_tx *tx, void *dst, const void *src, size_t len);
-    void (*write)(tm_tx *tx, void *dst, const void *src, size_t len);
-    /* Speculative algorithms only (NULL for the serial modes). */
-    void (*begin)(tm_tx *tx);
-    /* Outermost commit. Returns false on conflict (the caller restarts), otherwise sets
-     * *commit_ts to the time other transactions must pass for privatization safety (0: none). */
-    bool (*commit)(tm_tx *tx, tm_skip skip, uint64_t *commit_ts);
-    /* After the core restored memory from the undo log: release what the attempt holds. */
-    void (*rollback)(tm_tx *tx);
-    /* Called with every other transaction drained: make the attempt's effects current in memory
-     * so it can continue irrevocably. Returns false if the attempt was already inconsistent. */
-    bool (*upgrade)(tm_tx *tx, tm_skip skip);
-    /* NULL, or: can this attempt no longer commit? Async-signal-safe, reads no program memory;
-     * false while the attempt writes memory. With it, a fault in the attempt is a doomed read
-     * of privatized memory and restarts it, so commits need no quiescence (faultguard.c). */
-    bool (*doomed)(const tm_tx *tx);
-    /* Quiescence waits for the attempts running at the commit to end (tm_quiesce_ended)
-     * instead of for snapshots past the commit time, which orec_eager's clock, moved only when
-     * needed, may not reach. */
-    bool quiesce_ended;
-    /* NULL, or: the commit's privatization wait is over (or was skipped): release what the
-     * commit still holds. The orec algorithms keep their orecs locked until then, so that no
-     * transaction reads what the commit wrote while an attempt it doomed may still be running:
-     * a read-only transaction does not wait at its commit, and would otherwise hand data to
-     * plain code while a doomed writer still had an uncommitted write in it, or was still
-     * writing back (proxy privatization, tests/conformance/mt_proxy_privatize.c). */
-    void (*published)(tm_tx *tx);
-    /* NULL, or: after the rollback of a transaction GCC flags read-only (its first restarts:
-     * txn.c), wait (briefly) for the conflict to end instead of the core's random back-off.
-     * Returns false to have the back-off as well. (Writers keep the back-off: two writers that
-     * restart as soon as the other commits alternate, and every commit moves the lines they
-     * share; on a shared counter at 2 threads gl_wt ran at 0.41x with the wait for writers
-     * too.) */
-    bool (*settle)(tm_tx *tx);
-} tm_dispatch;
 
 typedef struct tm_checkpoint {
     tm_jmpbuf jb;
@@ -274,7 +230,7 @@ struct tm_tx {
                            * bit, older ones shifted left (serial_handoff.c) */
     } cm;                  /* contention manager state (cm.c) */
     uint64_t rng;
-    /* C++ exception state (eh.c; eh_saved is above). */
+    /* C++ exception state (abi/eh.c; eh_saved is above). */
     void *eh_in_flight;
     uint32_t catch_count;
     unsigned int uncaught_at_start;

@@ -37,7 +37,7 @@
 
 #define TM_TCB_WORD 0x50 /* the TCB word holding the thread's descriptor (tx.h) */
 
-/* Intel TM ABI bits (abi/itm_abi.h) and the descriptor's flags (tx.h) the fast begins use. */
+/* Intel TM ABI bits (itm_abi.h) and the descriptor's flags (tx.h) the fast begins use. */
 #define TM_PR_BIASED_NEEDS 0x000a /* pr_hasNoAbort | pr_uninstrumentedCode */
 #define TM_A_UNINSTRUMENTED 0x06  /* a_runUninstrumentedCode | a_saveLiveVariables */
 #define TM_F_BIASED_IRREVOCABLE 0x12 /* TM_F_BIASED | TM_F_IRREVOCABLE */

@@ -2,6 +2,8 @@
  * (thread.c), the serial lock (serial.c), the fault guard, the single-thread bias, contention
  * management, begin/commit, checkpoints, utilities and exception state. Included by tx.h after
  * the descriptor's definition, which the inline functions here need; include tx.h, not this.
+ * Everything declared here is defined in core; what core calls in the layers above is in
+ * hooks.h.
  */
 #ifndef TMKIT_TX_MODULES_H
 #define TMKIT_TX_MODULES_H
@@ -103,10 +105,8 @@ TM_HIDDEN bool tm_dead_read(tm_tx *tx, void *dst, const void *src, size_t len);
 /* Sets tm_tx.dead_lo and dead_len for an outermost attempt (redo-log algorithms' begin). */
 TM_HIDDEN void tm_dead_begin(tm_tx *tx);
 /* Returns once every speculative attempt running at the call has ended: memory they may still
- * read through a value loaded before (tm_locks_free) can then be freed. */
+ * read through a value loaded before (the orec algorithms' lock records) can then be freed. */
 TM_HIDDEN void tm_grace_wait(tm_tx *self);
-/* The committing transaction promised not to privatize and frees nothing (ext/privatize.c). */
-TM_HIDDEN bool tm_promised_no_privatization(const tm_tx *tx);
 /* htm.c: the serial modes' hardware transactions. */
 extern _Atomic bool tm_htm_on TM_HIDDEN;  /* adaptive is in its HTM mode (cm.c) */
 extern bool tm_htm_available TM_HIDDEN; /* RTM, and TMKIT_HTM is not off */
@@ -122,9 +122,6 @@ TM_HIDDEN void tm_guard_refresh(void);
 TM_HIDDEN void tm_serial_fork_prepare(void);
 TM_HIDDEN void tm_serial_fork_parent(void);
 TM_HIDDEN void tm_serial_fork_child(tm_tx *self);
-
-/* abi/clone_table.c: is fn the start of a registered transactional clone? */
-TM_HIDDEN bool tm_clone_is_clone(uintptr_t fn);
 
 /* bias.c: the single-thread bias of the serial lock (see the design comment there). */
 extern _Atomic uintptr_t tm_bias_owner TM_HIDDEN;
@@ -188,6 +185,12 @@ static inline void tm_bias_commit_count(tm_tx *tx)
         tm_cm_count_writing(tx);
     }
 }
+/* A full barrier on every thread of the process (membarrier), for the asymmetric handshakes of
+ * ext/; false if there is none. */
+TM_HIDDEN bool tm_barrier_all(void);
+/* tm_barrier_all will use membarrier (fixed at start-up): the frequent side of an asymmetric
+ * handshake needs only a compiler barrier. */
+TM_HIDDEN bool tm_barrier_asymmetric(void);
 TM_HIDDEN void tm_bias_thread_joined(tm_tx *self);
 TM_HIDDEN void tm_bias_thread_left(tm_tx *self);
 TM_HIDDEN uint32_t tm_bias_thread_count(void); /* threads with a descriptor (adaptive's choice) */
@@ -198,7 +201,9 @@ TM_HIDDEN void tm_cm_fork_child(void);
 TM_HIDDEN bool tm_cm_run_serial(tm_tx *tx);
 TM_HIDDEN const struct tm_dispatch *tm_cm_disp(tm_tx *tx);
 TM_HIDDEN bool tm_cm_algo_switched(const tm_tx *tx);
-#define TM_CM_N_MODES 6 /* gl_wt, serial, orec_eager, norec, orec_lazy, htm */
+/* adaptive's modes; gl_wt is 0: cm.c's zero-initialized state starts in it. */
+enum { TM_CM_GLWT = 0, TM_CM_SERIAL, TM_CM_OREC_EAGER, TM_CM_NOREC, TM_CM_OREC_LAZY, TM_CM_HTM,
+       TM_CM_N_MODES };
 TM_HIDDEN const char *tm_cm_mode_name(unsigned mode); /* as in the statistics */
 TM_HIDDEN bool tm_cm_mode_allowed(unsigned mode);     /* by TMKIT_ADAPTIVE_MODES */
 TM_HIDDEN uint64_t tm_cm_epochs(unsigned mode); /* epochs adaptive spent in a mode */
@@ -209,6 +214,8 @@ TM_HIDDEN uint64_t tm_cm_switches(void);        /* changes of mode */
 
 /* begin.c */
 TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* a new attempt's execution mode */
+/* A serial start whose attempt the statistics counted before the lock (stats/stats_begin.c). */
+TM_HIDDEN uint32_t tm_begin_serial_counted(uint32_t prop, tm_tx *tx);
 
 /* txn.c */
 TM_HIDDEN __attribute__((noreturn)) void tm_restart(tm_tx *tx, tm_abort_reason why);
@@ -221,17 +228,43 @@ TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintpt
                              uintptr_t aux);
 TM_HIDDEN bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg);
 
-/* checkpoint.S */
+/* The commit of an attempt the statistics counted whole outside a batch (their hook
+ * stats_attempt_whole, or abi/checkpoint.S, left tm_tx.stats_pending pointing at the site's
+ * counter): the count its start left pending, made when the commit returns so that a process
+ * killed inside the attempt does not count it (the commit fast paths of abi/entry.c, htm.c and
+ * tm_commit_finish). The counters are written only by this thread, and plain 64-bit
+ * increments cannot tear on x86-64 (their readers: stats/shm.h). */
+static inline void tm_commit_count_pending(tm_tx *tx)
+{
+    uint64_t *p = tx->stats_pending;
+    if (p) {
+        ++*p;
+        tx->stats_pending = NULL;
+    }
+}
+
+/* The end every commit fast path shares (biased, serial and hardware: abi/entry.c, htm.c):
+ * the attempt's pending count, then the descriptor back to "no transaction" (the caller clears
+ * the flags where its own protocol puts it). */
+static inline __attribute__((always_inline)) void tm_commit_fast_reset(tm_tx *tx)
+{
+    tm_commit_count_pending(tx);
+    tx->nesting = 0;
+    tx->n_cps = 0;
+}
+
+/* longjmp.S: resumes at a checkpoint that abi/checkpoint.S (or tm_begin) saved */
 TM_HIDDEN __attribute__((noreturn)) void tm_longjmp(const tm_jmpbuf *jb, uint32_t actions);
 
 /* util.c */
 TM_HIDDEN __attribute__((noreturn, format(printf, 1, 2))) void tm_fatal(const char *fmt, ...);
 TM_HIDDEN void *tm_xrealloc(void *p, size_t n, const char *what);
 TM_HIDDEN void tm_cpu_relax(unsigned iteration);
+/* The time stamp counter: what the waits' statistics and adaptive's epochs measure in. */
+static inline uint64_t tm_tsc(void) { return __builtin_ia32_rdtsc(); }
 
-/* eh.c */
+/* C++ exception state (abi/eh.c; its rollback is a hook, hooks.h): a new attempt has not saved
+ * the count of uncaught exceptions yet. */
 static inline void tm_eh_begin(tm_tx *tx) { tx->eh_saved = false; }
-TM_HIDDEN void tm_eh_rollback(tm_tx *tx, uint32_t catch_count_target, bool outer);
-TM_HIDDEN bool tm_eh_owns(const tm_tx *tx, const void *p, size_t len);
 
 #endif

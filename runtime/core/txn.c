@@ -14,17 +14,18 @@
  * Stack rule: rollback and write-back never write the region between the bottom of the thread's
  * stack and the checkpoint's CFA; those are dead frames of the transaction's callees that the
  * runtime itself is using now. Locals the compiler logged with _ITM_L* lie above the CFA.
+ *
+ * The layers above: the algorithm's commit, rollback, upgrade, publication and settling go
+ * through its dispatch table (dispatch.h); the statistics, the extensions' counters and waits,
+ * the promise not to privatize and the C++ exception state through hooks (hooks.h). The commit
+ * fast paths of abi/entry.c come here for everything but the common cases.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "hooks.h"
 #include "serial_fast.h"
-#include "../algo/algo.h"
-#include "../ext/ext.h"
-#include "../stats/stats.h"
-
-extern const tm_dispatch tm_disp_direct TM_HIDDEN;
 
 tm_skip tm_dead_frames(const tm_tx *tx, uintptr_t top)
 {
@@ -138,7 +139,7 @@ static inline void tm_actions_run(tm_tx *tx, size_t from, bool committed)
         if (tx->n_actions == from + 1 && tx->actions[from].kind == TM_ACT_COUNTER) {
             tx->n_actions = from;
             if (committed)
-                tm_counters_apply(tx);
+                tm_ext_counters_apply(tx);
             return;
         }
         tm_actions_run_list(tx, from, committed);
@@ -157,7 +158,7 @@ static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed)
         /* Counter additions first, all under one hold of the counters' sequence lock. */
         for (size_t i = 0; i < count; i++)
             if (run[i].kind == TM_ACT_COUNTER) {
-                tm_counters_apply(tx);
+                tm_ext_counters_apply(tx);
                 break;
             }
         for (size_t i = 0; i < count; i++)
@@ -204,7 +205,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
     tm_skip skip = tm_dead_frames(tx, tm_cp_jb(tx, k)->cfa);
     tm_undo_rollback(&tx->undo, cp->undo_mark, skip);
     tm_undo_rollback(&tx->locals, cp->locals_mark, skip);
-    tm_eh_rollback(tx, cp->catch_count, k == 0);
+    tm_hooks.eh_rollback(tx, cp->catch_count, k == 0);
     if (k == 0) {
         if (tx->disp->rollback)
             tx->disp->rollback(tx);
@@ -215,7 +216,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
         uint32_t keep = tx->flags & TM_F_SERIAL;
         tm_reset(tx);
         tx->flags = (tx->flags & ~TM_F_SERIAL) | keep;
-        tm_counters_undo(tx, 0); /* the attempt's counter additions */
+        tm_ext_counters_undo(tx, 0); /* the attempt's counter additions */
         tm_actions_run(tx, 0, false);
     } else {
         tm_wset_truncate(&tx->wset, cp->wset_len, cp->wset_undo_mark);
@@ -223,7 +224,7 @@ static void tm_rollback_to(tm_tx *tx, size_t k)
         tm_set_disp(tx, cp->disp_before);
         tx->nesting = cp->nesting;
         tx->n_cps = k;
-        tm_counters_undo(tx, cp->counters_mark); /* the nested transaction's additions */
+        tm_ext_counters_undo(tx, cp->counters_mark); /* the nested transaction's additions */
         tm_actions_run(tx, cp->actions_mark, false);
     }
 }
@@ -239,7 +240,7 @@ typedef struct tm_outer_saved {
 static tm_outer_saved tm_rollback_outer(tm_tx *tx, tm_abort_reason why)
 {
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_abort(tx, why);
+        tm_hooks.stats_abort(tx, why);
     tm_outer_saved s = {tx->jb0, tx->prop, tx->retries, tx->id};
     tm_rollback_to(tx, 0);
     return s;
@@ -309,8 +310,10 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
     if (tx->flags & TM_F_HTM)
         tm_htm_abort(); /* a cancel or a wait needs the software path */
     /* tm_retry / tm_cond_wait: roll back, wait, run again (ext/wait.c). */
-    if (TM_UNLIKELY(tx->ext.req))
-        tm_wait_and_restart(tx);
+    if (TM_UNLIKELY(tx->ext.req)) {
+        tm_hooks.wait_and_restart(tx);
+        __builtin_unreachable(); /* it restarts the transaction */
+    }
     if (reason & (userRetry | TMConflict)) {
         if (tx->flags & TM_F_IRREVOCABLE)
             tm_fatal("_ITM_abortTransaction: cannot retry an irrevocable transaction");
@@ -324,9 +327,9 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
                  "(it called code that cannot be rolled back)");
     if (TM_UNLIKELY(tm_stats_on)) {
         if (k == 0)
-            tm_stats_abort(tx, TM_ABORT_CANCEL);
+            tm_hooks.stats_abort(tx, TM_ABORT_CANCEL);
         else
-            tm_stats_nested_cancel(tx);
+            tm_hooks.stats_nested_cancel(tx);
     }
     tm_jmpbuf jb = *tm_cp_jb(tx, k);
     TM_LINES_PHASE(TM_LP_ABORT);
@@ -368,9 +371,9 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
             tm_restart(tx, TM_ABORT_VALIDATE);
         /* Its counter additions become visible now, not after the quiescence below: a counter
          * reader in a transaction that the quiescence waits for must not wait for this one. */
-        tm_counters_apply(tx);
+        tm_ext_counters_apply(tx);
         void (*published)(tm_tx *) = ts ? tx->disp->published : NULL;
-        if (ts && tm_must_quiesce(tx->disp) && !tm_promised_no_privatization(tx)) {
+        if (ts && tm_must_quiesce(tx->disp) && !tm_hooks.no_privatization(tx)) {
             if (published) { /* still holds locks: see TM_TS_QUIESCING. release: as reader exit */
                 TM_LINES(TM_LK_DESC, &tx->shared_ts);
                 atomic_store_explicit(&tx->shared_ts, TM_TS_QUIESCING, memory_order_release);
@@ -387,7 +390,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
         if (tx->flags & TM_F_READER)
             tm_reader_exit(tx);
     } else if (tx->flags & TM_F_BIASED) {
-        tm_counters_apply(tx);
+        tm_ext_counters_apply(tx);
         tm_bias_commit_count(tx); /* counted only, as on the fast path (abi/entry.c) */
         tm_bias_exit(tx);
     } else if (tx->flags & TM_F_SERIAL) {
@@ -395,11 +398,11 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
          * count below may wait for the serial lock (a mode switch), and the lock's next holder
          * may be an irrevocable transaction reading the counters, which would wait for this
          * descriptor's open sequence lock forever (mt_counter_inside, 8 threads, 2026-11-25). */
-        tm_counters_apply(tx);
+        tm_ext_counters_apply(tx);
         tm_serial_release(tx);
     }
     /* Waiters in tm_retry whose watch this commit's writes may touch (ext/): with logs intact. */
-    tm_wait_check_commit(tx);
+    tm_ext_wait_check_commit(tx);
     tm_commit_finish(tx, managed);
 }
 
@@ -407,12 +410,12 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
  * count, the statistics, the reset, the commit actions. */
 void tm_commit_finish(tm_tx *tx, bool managed)
 {
-    tm_stats_pending_commit(tx);
+    tm_commit_count_pending(tx);
     if (managed)
         tm_cm_count(tx);
     TM_LINES_END(1);
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_commit(tx);
+        tm_hooks.stats_commit(tx);
     tm_reset(tx);
     tm_actions_run(tx, 0, true);
 }
@@ -423,7 +426,7 @@ void tm_commit_finish(tm_tx *tx, bool managed)
  * made (gl_wt: against the version, which it never took; orec_eager's unlogged read-only
  * attempts: against the snapshot), so the algorithm's commit has nothing to check; it has no
  * commit time, so no privatization wait and no orec to publish; it wrote nothing, so no
- * tm_retry waiter can be concerned (tm_wait_check_commit); no actions, counter additions,
+ * tm_retry waiter can be concerned (tm_ext_wait_check_commit); no actions, counter additions,
  * logged locals or statistics. Any other goes through tm_commit. (callgrind, an empty
  * transaction under gl_wt at 1 thread: ~120 instructions through tm_commit.) */
 void tm_commit_reader(tm_tx *tx)
@@ -453,7 +456,7 @@ void tm_go_irrevocable(tm_tx *tx, uintptr_t caller_frame, uintptr_t caller_pc)
             tm_restart(tx, TM_ABORT_VALIDATE); /* keeps the serial lock: reruns serially */
     }
     if (TM_UNLIKELY(tm_stats_on))
-        tm_stats_irrevocable(tx, caller_pc);
+        tm_hooks.stats_irrevocable(tx, caller_pc);
     /* From here on nothing can be rolled back: undo records are useless and undo actions can
      * never run (allocations made so far simply persist). */
     tm_set_disp(tx, &tm_disp_direct);

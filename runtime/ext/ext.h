@@ -1,35 +1,21 @@
-/* The extensions' interface to the core: what the cancel and commit paths call, and the public
- * functions (exported under the TMKIT_1.0 version node, abi/libitm.map; declared for programs in
- * include/tmkit/wait.h and include/tmkit/counter.h).
+/* The extensions' interfaces: among their own files, to abi/ (entry.c's serial commit), and the
+ * public functions (exported under the TMKIT_1.0 version node, abi/libitm.map; declared for
+ * programs in include/tmkit/wait.h and include/tmkit/counter.h). Core's cancel, commit, thread
+ * exit and fork reach them only through the hooks ext_hooks.c fills in (core/hooks.h).
  *
  * A program that never uses an extension pays one predictable test at each writing commit that
- * is not a serial fast path (the serial fast paths already load the word it tests), and
- * nothing elsewhere. */
+ * is not a serial fast path (the serial fast paths already load the word it tests:
+ * core/hooks.h, tm_ext_wait_check_commit), and nothing elsewhere. */
 #ifndef TMKIT_EXT_H
 #define TMKIT_EXT_H
 
+#include "../core/hooks.h"
 #include "../core/tx.h"
 #include "../algo/orec.h"
 
-/* tm_serial_rwait's bits: a serial-lock reader sleeps (core/serial.c); some thread sleeps in a
- * wait; writers must fence before they test for waiters (no membarrier: set once at start).
- * The serial unlock loads the word anyway, so serial commits notice waiters at no cost (its
- * own xchg is the fence); other writing commits test it once (tm_wait_check_commit). */
-#define TM_RWAIT_READER 1u
-#define TM_RWAIT_RETRY 2u
-#define TM_RWAIT_FENCE 4u
-#define TM_RWAIT_SLEEPERS (TM_RWAIT_READER | TM_RWAIT_RETRY) /* what an unlock may wake */
-extern _Atomic uint32_t tm_serial_rwait TM_HIDDEN;
-
-/* core/bias.c: a full barrier on every thread (membarrier); false if there is none. */
-TM_HIDDEN bool tm_barrier_all(void);
-
-/* wait.c: threads asleep in tm_retry or tm_cond_wait. While there are any, the program hands
- * work from thread to thread, and a contended serial-lock waiter skips its passive phase
- * (core/serial.c): a waiter sleeping 10-50 us without registering delays every hand-off (a
- * 1-producer/2-consumer queue ran at 0.6x of the condition-variable version with the passive
- * phase, ~1.1x without, 2026-11-24). */
-extern _Atomic uint32_t tm_wait_sleepers TM_HIDDEN;
+/* tm_serial_rwait and its bits (TM_RWAIT_*): core/serial_fast.h. tm_barrier_all and
+ * tm_barrier_asymmetric: core/tx_modules.h (bias.c). tm_wait_sleepers, which wait.c counts:
+ * core/hooks.h. */
 
 /* waiters.c: a tm_retry waiter's publication before its check (step 2 in wait.c), and its
  * withdrawal after the sleep; fork's child clears them all. */
@@ -60,24 +46,8 @@ TM_HIDDEN __attribute__((noreturn)) void tm_wait_and_restart(tm_tx *tx);
 TM_HIDDEN void tm_wait_fork_child(void);
 
 /* wake.c: after a commit of tx that may have written (logs still intact): wake the waiters
- * whose watch the commit's writes may touch. */
+ * whose watch the commit's writes may touch (core/hooks.h: tm_ext_wait_check_commit). */
 TM_HIDDEN void tm_wait_wake(tm_tx *tx);
-
-/* A writing commit's test: does anybody wait? Relaxed: the waiter that raises the flag forces
- * a barrier on every thread (membarrier, waiters.c) before it checks its read set, so a commit
- * that misses the flag here wrote before that barrier and the waiter sees its writes. */
-static inline void tm_wait_check_commit(tm_tx *tx)
-{
-    uint32_t r = atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed);
-    if (TM_UNLIKELY(r & (TM_RWAIT_RETRY | TM_RWAIT_FENCE))) {
-        if (r & TM_RWAIT_FENCE) { /* no membarrier: the writer's half of the handshake */
-            atomic_thread_fence(memory_order_seq_cst);
-            r = atomic_load_explicit(&tm_serial_rwait, memory_order_relaxed);
-        }
-        if (r & TM_RWAIT_RETRY)
-            tm_wait_wake(tx);
-    }
-}
 
 /* wake.c: the filter bit of an orec index, shared by waiters and writers. */
 static inline void tm_watch_add(uint64_t *w, uintptr_t orec_index)
@@ -113,9 +83,8 @@ TM_HIDDEN void tm_groups_fork_child(tm_tx *self);
 TM_HIDDEN void tm_groups_step_out(tm_tx *tx);
 TM_HIDDEN void tm_groups_step_in(tm_tx *tx);
 
-/* core/bias.c: tm_barrier_all will use membarrier (fixed at start-up): the frequent side of an
- * asymmetric handshake needs only a compiler barrier. */
-TM_HIDDEN bool tm_barrier_asymmetric(void);
+/* privatize.c: the committing transaction promised not to privatize and frees nothing. */
+TM_HIDDEN bool tm_promised_no_privatization(const tm_tx *tx);
 
 /* atomic_orec.c: a tmkit.h atomic outside transactions on the orecs (several threads under
  * an orec algorithm); false: not done (the header runs its one-word transaction). */

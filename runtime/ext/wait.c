@@ -48,8 +48,8 @@ extern tm_line64 tm_gl_clock_line TM_HIDDEN;
 
 #define TM_WAIT_SPIN 10000u /* TSC cycles (~4 us) a waiter polls its word before it sleeps */
 
-/* Threads asleep in any wait (tm_retry or tm_cond_wait): read by the serial lock (ext.h). */
-_Atomic uint32_t tm_wait_sleepers;
+/* Threads asleep in any wait (tm_retry or tm_cond_wait) are counted in core's tm_wait_sleepers,
+ * which the serial lock reads (core/hooks.h). */
 
 static uint64_t tm_wait_now_ns(void)
 {

@@ -12,7 +12,6 @@
 #include "stats.h"
 #include "../core/config.h"
 
-bool tm_stats_on;
 uint64_t tm_stats_tsc_cost;
 uint64_t tm_stats_tsc_budget = TM_STATS_TIME_BUDGET * TM_STATS_PAIR_MIN;
 static tm_site_table *tm_stats_tables; /* guarded by tm_stats_lock */

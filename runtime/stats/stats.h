@@ -5,10 +5,13 @@
  * when the report is written. Every counter is declared once, here, with its meaning; the JSON
  * and the table are produced from this list (docs/stats.md documents the format).
  * With statistics off, the hooks cost one predictable branch on a read-mostly flag.
+ * Core counts through the hooks stats_hooks.c fills in (core/hooks.h), abi/checkpoint.S through
+ * stats_begin.c and its own inline batch; ext/ calls the functions below directly.
  */
 #ifndef TMKIT_STATS_H
 #define TMKIT_STATS_H
 
+#include "../core/hooks.h"
 #include "../core/tx.h"
 
 #define TM_STATS_COUNTERS(X)                                                                  \
@@ -98,7 +101,8 @@ typedef struct tm_site_table {
     bool shared;                /* lives in the shared-memory segment */
 } tm_site_table;
 
-extern bool tm_stats_on TM_HIDDEN;
+/* tm_stats_on, the flag every counting path tests, is core's (core/hooks.h): core tests it
+ * before each statistics hook, abi/checkpoint.S before it counts. */
 
 /* Adds site s's counts into d (maxima take the larger; the serializing call is s's if it has
  * one). s may be counted into concurrently by its thread, or by another process: relaxed loads
@@ -146,7 +150,7 @@ TM_HIDDEN void tm_stats_shm_exit(void);
 TM_HIDDEN void tm_stats_shm_fork_child(void);
 extern bool tm_stats_shm_on TM_HIDDEN;
 
-static inline uint64_t tm_stats_now(void) { return __builtin_ia32_rdtsc(); }
+static inline uint64_t tm_stats_now(void) { return tm_tsc(); }
 extern uint64_t tm_stats_tsc_cost TM_HIDDEN;   /* cycles a pair of reads adds to an interval */
 extern uint64_t tm_stats_tsc_budget TM_HIDDEN; /* TM_STATS_TIME_BUDGET x what a pair costs */
 
@@ -247,10 +251,11 @@ static inline void tm_stats_attempt(tm_tx *tx, bool serial)
 }
 
 /* An attempt of uninstrumented code that cannot abort, counted whole now with one increment
- * (when checkpoint.S's batch did not take it): a biased one (core/begin.c, tm_begin_outer:
- * `fast`) or one of adaptive's serial mode under the serial lock (tm_begin_outer_serial:
- * `fast_serial`; the increment is made when the commit returns: tm_stats_pending_commit, so
- * that a process killed inside the attempt does not count it). It leaves stats_site NULL, so the
+ * (when checkpoint.S's batch did not take it; stats_begin.c, and core/begin.c through the hook
+ * stats_attempt_whole): a biased one (tm_begin_outer: `fast`) or one of adaptive's serial mode
+ * under the serial lock (tm_begin_outer_serial: `fast_serial`; the increment is made when the
+ * commit returns: core's tm_commit_count_pending, so that a process killed inside the attempt
+ * does not count it). It leaves stats_site NULL, so the
  * commit fast paths (abi/entry.c) have nothing to count and stay open: through tm_commit, stats
  * on added ~90 instructions to each serial-mode transaction (callgrind, shared counter at 2
  * threads, 2026-11-23). A timed attempt, or one whose site is not cached, takes the ordinary
@@ -273,28 +278,6 @@ static inline void tm_stats_attempt_whole(tm_tx *tx, bool serial)
     }
     tm_stats_attempt_slow(tx, serial, counted);
     tx->stats_site->c[TM_STAT_uninstrumented_attempts]++;
-}
-
-/* The commit of an attempt counted whole outside a batch: the count its start left pending
- * (the commit fast paths of abi/entry.c and tm_commit_finish). The site's counters are written
- * only by this thread, and plain 64-bit increments cannot tear on x86-64 (readers: shm.h). */
-static inline void tm_stats_pending_commit(tm_tx *tx)
-{
-    uint64_t *p = tx->stats_pending;
-    if (p) {
-        ++*p;
-        tx->stats_pending = NULL;
-    }
-}
-
-/* The end every commit fast path shares (biased, serial and hardware: abi/entry.c, core/htm.c):
- * the attempt's pending count, then the descriptor back to "no transaction" (the caller clears
- * the flags where its own protocol puts it). */
-static inline __attribute__((always_inline)) void tm_commit_fast_reset(tm_tx *tx)
-{
-    tm_stats_pending_commit(tx);
-    tx->nesting = 0;
-    tx->n_cps = 0;
 }
 
 static inline void tm_stats_commit(tm_tx *tx)

@@ -16,8 +16,8 @@
  * of the site's countdown, t_left, which they use), when the thread exits, and when the report
  * is written. A batch holds at most the site's countdown, so the timed attempt comes when the
  * stride says. With a shared segment there are no batches: every attempt is counted into the
- * site by its commit (tm_stats_pending_commit; more instructions and the site's line), because a batch's count lives where
- * only its thread can fold it: `tmkit stat` lagged up to 64 attempts behind a thread that
+ * site by its commit (core's tm_commit_count_pending; more instructions and the site's line),
+ * because a batch's count lives where only its thread can fold it: `tmkit stat` lagged up to 64 attempts behind a thread that
  * stopped transacting, and a process that ended without its exit hooks (_exit, kill -9, a
  * crash, execve) lost them for good (8-58 of 10,000 per forked child, 2026-11-24). */
 extern int32_t tm_stats_whole_cap TM_HIDDEN; /* largest batch: INT32_MAX, or 0 (none) */
@@ -38,7 +38,7 @@ static inline void tm_stats_whole_end(tm_tx *tx, uintptr_t pc)
         tm_stats_whole_fold(tx);
 }
 
-/* After checkpoint.S's C path counted a whole attempt (core/begin.c): start a batch if the
+/* After checkpoint.S's C path counted a whole attempt (stats_begin.c): start a batch if the
  * thread has none, or replace one whose site missed (attempts of other sites on this path)
  * more than twice as often as it counted, plus 8. Inline: a third of the attempts of three
  * alternating sites come here. */

@@ -1,5 +1,5 @@
 /* tm_libc_memcpy, tm_libc_memmove, tm_libc_memset: glibc's own functions, for the runtime
- * (core/libc_rename.h) and for the interposers' plain path (interpose.c).
+ * (core/libc_rename.h) and for the interposers' plain path (abi/interpose.c).
  *
  * The implementations are looked up once with dlsym(RTLD_NEXT), which finds libc's (the next
  * definitions after this library in the search order, their IFUNCs already resolved to the
@@ -18,8 +18,9 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
-#include "../core/tx.h"
+#include "hooks.h"
 #include "libc_direct.h"
+#include "tx.h"
 
 extern void *tm_glibc_memcpy_chk(void *, const void *, size_t, size_t) __asm__("__memcpy_chk");
 extern void *tm_glibc_memmove_chk(void *, const void *, size_t, size_t) __asm__("__memmove_chk");
@@ -55,9 +56,10 @@ static size_t tm_boot_strlen(const char *s)
 }
 size_t (*tm_libc_strlen_p)(const char *) = tm_boot_strlen;
 
-/* Priority 101 like the configuration: before anything of ours copies much. dlvsym asks for
- * the versions a program built today references (glibc's default ones). */
-__attribute__((constructor(101))) static void tm_libc_direct_init(void)
+/* The first of our constructors (hooks.h: TM_INIT_HOOKS), before the configuration and anything
+ * of ours copies much. dlvsym asks for the versions a program built today references (glibc's
+ * default ones). */
+__attribute__((constructor(TM_INIT_HOOKS))) static void tm_libc_direct_init(void)
 {
     void *c = dlvsym(RTLD_NEXT, "memcpy", "GLIBC_2.14");
     void *m = dlvsym(RTLD_NEXT, "memmove", "GLIBC_2.2.5");

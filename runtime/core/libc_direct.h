@@ -1,11 +1,11 @@
 /* glibc's memcpy, memmove and memset, reached without going through the names libitm.so.1
  * exports (libc_direct.c; the runtime's own calls reach them through core/libc_rename.h). */
-#ifndef TMKIT_ABI_LIBC_DIRECT_H
-#define TMKIT_ABI_LIBC_DIRECT_H
+#ifndef TMKIT_CORE_LIBC_DIRECT_H
+#define TMKIT_CORE_LIBC_DIRECT_H
 
 #include <stddef.h>
 
-#include "../core/tx.h"
+#include "tx.h"
 
 typedef void *tm_memcpy_fn(void *dst, const void *src, size_t n);
 typedef void *tm_memset_fn(void *dst, int c, size_t n);
