@@ -7,7 +7,7 @@
  * deregistration (object load and unload) build a new array under a mutex and publish it.
  * Until 2026-11-26 lookups took a pthread reader-writer lock: two atomic read-modify-writes on
  * one shared line per indirect call, which every thread making such calls pulled to its core
- * (15% of STAMP vacation's time, 4 threads, bench/results/2026-11-26-stamp-gv5).
+ * (15% of STAMP vacation's time, 4 threads, bench/results/scaling).
  * The price: an array or table that a new one replaces is never freed, since a lookup may still
  * be reading it (each set links the one it replaced, so they stay reachable); only loading and
  * unloading objects replaces sets, and only unloading (dlclose) retires tables, so the memory

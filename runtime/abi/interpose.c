@@ -34,7 +34,7 @@
  * transaction_pure functions and of other shared libraries that such functions call (zlib's
  * compress() in PARSEC dedup's transactional port mallocs, fills and frees its own buffers; an
  * undo log of those fills wrote into freed, reused blocks when the attempt rolled back:
- * bench/results/2026-11-26-parsec-tm, tests/conformance/c_pure_scratch.c). A caller without
+ * bench/results/third-party, tests/conformance/c_pure_scratch.c). A caller without
  * unwind information counts as transactional (the conservative side of the original design);
  * one in a function's split-off cold part (GCC's `.cold`, an FDE of its own) as plain, which is
  * libitm's behaviour. glibc's internal calls never come here (they bind inside libc). A shared

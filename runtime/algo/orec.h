@@ -189,7 +189,7 @@ static inline __attribute__((always_inline)) bool tm_orec_extend(tm_tx *tx, bool
  * lasted, which is long when the threads waited for are not running: with 4 threads on 2
  * vCPUs STAMP took 1.5-3x longer under orec_eager and orec_lazy, with 10-100x the
  * read-conflict aborts and many transactions falling back to serial
- * (bench/results/2026-11-26-stamp-published). Returns false if the owner is not in its wait
+ * (bench/results/third-party, "Privatization wait"). Returns false if the owner is not in its wait
  * (the caller aborts as before), true once the orec has changed and the log is valid (it
  * restarts the transaction if not). */
 static inline bool tm_orec_wait_release(tm_tx *tx, _Atomic uint64_t *o, uint64_t cur,

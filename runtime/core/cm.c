@@ -17,7 +17,7 @@
  *           at 2 threads the prime showcase, tens of microseconds of computing a transaction,
  *           lost 38% of its time to gl_wt's aborts and ran 1.53x faster with orec_eager in
  *           the set, while the rest of the suite moved by a geomean of 1.035x, every case
- *           within the noise: bench/results/2026-11-24-orec2).
+ *           within the noise: bench/results/scaling, its Record).
  * With TMKIT_ADAPTIVE_MODES=all, for programs that follow the rules of redo-log algorithms, two
  * more:
  *   NOREC   speculative NOrec (value validation, commits serialized on one sequence lock):

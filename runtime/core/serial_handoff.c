@@ -46,7 +46,7 @@
  *    take the CPU from the holder, or from the thread the holder waits for. streamcluster at 4
  *    threads on 2 CPUs: 3.4 s passive, 1.2-42 s with spinners yielding between looks, over
  *    60 s under libitm.
- * Measured (bench/results/2026-11-26-serial-handoff): streamcluster 2 threads 0.05-0.12 s
+ * Measured (bench/results/scaling, its Record): streamcluster 2 threads 0.05-0.12 s
  * (libitm 0.03-0.06), the ring 0.36-0.54M hand-offs/s, back-to-back tiny transactions at 2
  * threads 0.8-1.2x of the passive-only lock's throughput.
  */

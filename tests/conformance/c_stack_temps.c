@@ -5,7 +5,7 @@
  * stores the struct's members into pick()'s frame through write barriers (_ITM_WU1, _ITM_WU8)
  * and the return then loads them with plain moves. Under a write-through runtime the loads see
  * the stores; under a redo log they saw whatever the stack held before (found by C++ STAMP's
- * std::pair returns, bench/results/2026-11-26-stamp-cxx). Such frames are created inside the
+ * std::pair returns, bench/results/third-party/). Such frames are created inside the
  * attempt and discarded by its restart, so the runtime accesses them in place.
  *
  * Also a transaction that fills the struct and is cancelled as a whole. (The transaction's own

@@ -9,7 +9,7 @@
  * attempt saw q == X after its writes without restarting. tmkit NOrec before 2026-11-26 failed
  * every round (its reads from the redo log never looked at the clock: algo/norec.c); libitm and
  * the quiescing algorithms never give the attempt X. Found by reducing a hang of transmem's
- * red-black tree at 8 threads (bench/results/2026-11-26-transmem-ubench/norec-hang). Relies on
+ * red-black tree at 8 threads (bench/results/third-party/, transmem). Relies on
  * glibc malloc's per-thread cache for the reuse; without it the test passes trivially. */
 // TMTEST: libitm-div=4
 // TMTEST: o0-div=4
