@@ -11,11 +11,13 @@
  * shared counter checks the transactions all ran.
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "harness.h"
 
 static long counter;
 static int stop_flag;
+static int started; /* checkers that have finished a transaction: the holders start after all */
 static long holder_iters;
 static volatile int sink;
 
@@ -56,7 +58,8 @@ static void *checker(void *arg)
         if (errno != mark)
             r->changed_after++;
         r->changed_inside += bad_inside;
-        r->done++;
+        if (r->done++ == 0)
+            __atomic_add_fetch(&started, 1, __ATOMIC_RELEASE);
     }
     return r;
 }
@@ -71,6 +74,9 @@ int main(void)
     CHECK(th && tc);
     for (int i = 0; i < n_check; i++)
         CHECK(pthread_create(&tc[i], NULL, checker, (void *)(intptr_t)i) == 0);
+    /* on a loaded machine the holders could otherwise finish before a checker ran at all */
+    while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < n_check)
+        sched_yield();
     for (int i = 0; i < n_hold; i++)
         CHECK(pthread_create(&th[i], NULL, holder, NULL) == 0);
     for (int i = 0; i < n_hold; i++)
