@@ -64,6 +64,7 @@
 #include "tmkit/group.h"   /* tm_group_t: lock groups for sections that cannot be rolled back */
 #include "tmkit/atomic.h"  /* tm_atomic_*: one-word atomics inside and outside transactions */
 #include "tmkit/privatize.h" /* tm_no_privatization: a commit that need not wait for others */
+#include "tmkit/volatile.h" /* tm_volatile_read: a volatile read inside a transaction */
 #ifndef __cplusplus
 /* strlen, snprintf, strtol, qsort ... inside transactions (C only: in C++ <cstring> overloads
  * strchr & co., which transaction_wrap cannot name). TMKIT_NO_LIBC leaves them out. */

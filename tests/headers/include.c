@@ -18,6 +18,7 @@
 #include <tmkit/wait.h>
 #include <string.h>
 #include <tmkit/privatize.h>
+#include <tmkit/volatile.h>
 #include <tmkit/libc_sort.h>
 #include <stdio.h>
 #include <tmkit/libc_printf.h>

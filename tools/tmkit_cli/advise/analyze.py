@@ -2,6 +2,7 @@
 the locks acquired inside it; then the program's lock order and its cycles."""
 from .cfg import reachable
 from .lockflow import lockops
+from .tmplan import SOFT, hard
 
 
 def _reach_exit(g, s, avoid):
@@ -41,7 +42,7 @@ def section(an, s):
     # that goes irrevocable on every path; not one deeper that is only on some of its paths.
     gcc_nodes, gcc_always = set(), set()
     for nid, bl in per_node.items():
-        vis = [b for b in bl if len(b.chain) == 1 or b.always]
+        vis = [b for b in bl if (len(b.chain) == 1 or b.always) and b.kind not in SOFT]
         if vis:
             gcc_nodes.add(nid)
             if any(b.always for b in vis):
@@ -59,7 +60,7 @@ def section(an, s):
             seen.add(k)
             s.blockers.append((b, "every" if every and b.always else "some"))
     s.blockers.sort(key=lambda x: (x[0].line, x[0].kind))
-    if s.blockers:
+    if hard(s.blockers):   # soft ones (tmplan.py) keep the transaction speculative
         s.irrevocable = "sometimes" if _reach_exit(g, s, always_nodes) else "always"
 
 

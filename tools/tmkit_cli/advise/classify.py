@@ -100,9 +100,22 @@ def _shared(a, b):
     return [d for d, m in a.items() if d in b and ("w" in m or "w" in b[d])]
 
 
-def classify(sections, groups):
+def _non_revocable(s, plan):
+    """Without the plan (the program as it is), any blocker makes a section non-revocable. With
+    it (--apply), a section whose blockers are all soft or only on some paths becomes a relaxed
+    transaction, speculative until it reaches one; only a blocker on every path (or a wait on a
+    condition variable, which a transaction cannot do) leaves it plain code."""
+    if s.status != "ok":
+        return True
+    if not plan:
+        return bool(s.blockers)
+    return s.irrevocable == "always" or any(b.kind == "condvar-wait" for b, _ in s.blockers)
+
+
+def classify(sections, groups, plan=False):
     for s in sections:
-        s.cls = "non-revocable" if (s.status != "ok" or s.blockers) else "pure"
+        s.plan_mode = plan
+        s.cls = "non-revocable" if _non_revocable(s, plan) else "pure"
     cmap = colors(sections)
     for s in sections:
         if s.cls == "pure" and s.colors:
@@ -163,11 +176,15 @@ def group_args(s, cmap):
 def construct_of(s):
     if s.cls == "non-revocable":
         return "group-lock" if s.colors and s.status == "ok" else "relaxed"
-    return "group-atomic" if s.cls == "hybrid" else "atomic"
+    # with the plan, a section with soft blockers (calls to clones) or blockers on some paths
+    # is a relaxed transaction: GCC allows neither in __transaction_atomic
+    kind = "relaxed" if getattr(s, "plan_mode", False) and s.blockers else "atomic"
+    return "group-" + kind if s.cls == "hybrid" else kind
 
 
 CONSTRUCT_TEXT = {"atomic": "__transaction_atomic", "relaxed": "__transaction_relaxed",
                   "group-atomic": "tm_group_enter + __transaction_atomic",
+                  "group-relaxed": "tm_group_enter + __transaction_relaxed",
                   "group-lock": "tm_group_lock (plain code)"}
 
 
@@ -213,6 +230,12 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None
                     reasons[sid] = "shares its release with another section"
                     sec = next(x for x in sections if x.id == sid)
                     kept.setdefault(sec.lock.name, f"section #{sid} keeps it (shared release)")
+    plan = any(getattr(x, "plan_mode", False) for x in sections)
+    if plan:
+        _keep_for_serial_lock(sections, order_edges, kept, reasons)
+        _drop_idle_groups(sections, plans, reasons, sources, cmap)
+        _settle_constructs(sections, plans, reasons, sources, cmap, kept)
+        return _finish(sections, plans, reasons, cmap, kept)
     # Nested locks stay together: union the lock-order graph's weakly connected components.
     comp = {}
     for a, b in order_edges:
@@ -239,6 +262,10 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None
                 if s.lock.name not in kept:
                     kept[s.lock.name] = f"section #{s.id} keeps it (uses kept lock '{bad}')"
                 changed = True
+    return _finish(sections, plans, reasons, cmap, kept)
+
+
+def _finish(sections, plans, reasons, cmap, kept):
     for s in sections:
         if s.id in reasons or s.id not in plans:
             s.patch = {"eligible": False, "reason": reasons.get(s.id, "not planned")}
@@ -247,3 +274,117 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None
             s.patch = {"eligible": True, "construct": CONSTRUCT_TEXT[construct], "edits": edits,
                        "groups": len(cmap) if construct.startswith("group") else 0}
     return kept
+
+
+def _settle_constructs(sections, plans, reasons, sources, cmap, kept):
+    """GCC allows in __transaction_atomic neither a call to pthread_mutex_lock (a kept lock
+    taken inside) nor a relaxed transaction or a function that contains one (an inner section
+    rewritten as relaxed); such an atomic section becomes relaxed, until nothing changes."""
+    live = {s.id: s for s in sections if s.id not in reasons and s.id in plans}
+    relaxed_locks = lambda: {s.lock.name for s in live.values()
+                             if "relaxed" in plans[s.id][0] or plans[s.id][0] == "group-lock"}
+    changed = True
+    while changed:
+        changed = False
+        rl = relaxed_locks()
+        for s in live.values():
+            construct = plans[s.id][0]
+            if construct not in ("atomic", "group-atomic"):
+                continue
+            inner_relaxed = any(x.id in live and getattr(x, "parent", None) is s and
+                                plans[x.id][0] != "atomic" for x in sections)
+            if any(k in kept or k in rl for k in s.acquires) or inner_relaxed:
+                new = construct.replace("atomic", "relaxed")
+                try:
+                    plans[s.id] = (new, patchmod.plan(s, sources(s.file), new, group_args(s, cmap)))
+                    changed = True
+                except patchmod.NoPatch as e:
+                    reasons[s.id] = str(e)
+                    del live[s.id]
+                    break
+
+
+def _drop_idle_groups(sections, plans, reasons, sources, cmap):
+    """A group matters only if some rewritten section holds it exclusively (tm_group_lock): a
+    colour shared only with sections that keep their lock is protected by nobody's group, so a
+    transaction need not enter it (and a section left with no colour takes no group at all)."""
+    active = set()
+    for s in sections:
+        if s.id not in reasons and s.id in plans and plans[s.id][0] == "group-lock":
+            active |= set(s.colors)
+    for s in sections:
+        if s.id in reasons or s.id not in plans:
+            continue
+        construct = plans[s.id][0]
+        if construct not in ("group-atomic", "group-relaxed"):
+            continue
+        cols = [c for c in s.colors if c in active]
+        if cols == s.colors:
+            continue
+        old = s.colors
+        s.colors = cols
+        new = construct if cols else construct[len("group-"):]
+        try:
+            plans[s.id] = (new, patchmod.plan(s, sources(s.file), new, group_args(s, cmap)))
+        except patchmod.NoPatch:
+            s.colors = old
+
+
+def _keep_for_serial_lock(sections, order_edges, kept, reasons):
+    """--apply's rule for the locks that stay beside the transactions (instead of "nested locks
+    stay or go together"). A lock the program keeps is a mutex; a transaction that takes one
+    (its code calls pthread_mutex_lock) first goes serial-irrevocable, holding the runtime's
+    serial lock, and then waits for the mutex. If a thread holding that mutex could begin a
+    transaction, it would wait for the serial lock: a deadlock. So a kept lock K must not be
+    both taken inside a transaction (an edge M -> K, M rewritten) and held around one (an edge
+    K -> N, N rewritten); where it would be, M is kept too (its transaction would have gone
+    serial-irrevocable at K anyway), until no kept lock is both. A section that stays plain code
+    holding its groups (tm_group_lock) is no transaction and may take kept locks. Kept locks
+    among themselves keep the program's own order. Every section of a kept lock stays, and a
+    lock goes only if all of its sections go."""
+    by_lock = {}
+    for s in sections:
+        by_lock.setdefault(s.lock.name, []).append(s)
+
+    def closure():
+        """Kept locks keep all their sections, and a lock with a kept section is kept."""
+        changed = True
+        while changed:
+            changed = False
+            for name in list(kept):
+                for s in by_lock.get(name, []):
+                    if s.id not in reasons:
+                        reasons[s.id] = f"lock '{name}' is kept: {kept[name]}"
+                        changed = True
+            for name, secs in by_lock.items():
+                if name in kept:
+                    continue
+                bad = next((x for x in secs if x.id in reasons), None)
+                if bad is not None:
+                    kept[name] = f"section #{bad.id} keeps it ({reasons[bad.id]})"
+                    changed = True
+            # a section nested in another of the same function (nesting.py) is part of it:
+            # a kept outer section still takes the inner lock with pthread_mutex_lock, and a
+            # rewritten one deletes the inner lock's calls, so both locks stay or go together
+            for s in sections:
+                for inner in getattr(s, "nested", []):
+                    a, b = s.lock.name, inner.lock.name
+                    if (a in kept) != (b in kept):
+                        k, other = (a, b) if a in kept else (b, a)
+                        kept[other] = f"nested with '{k}' in section #{s.id}, which is kept"
+                        changed = True
+
+    while True:
+        closure()   # decided on the final kept set only: a rule applied early would over-keep
+        held_around = {a for a, b in order_edges if a in kept and b not in kept}
+        bad = sorted({(s.lock.name, k) for s in sections if s.id not in reasons
+                      and construct_of(s) != "group-lock"
+                      for k in s.acquires if k in kept and k in held_around})
+        if not bad:
+            break
+        # keep the lock of the transaction that takes K inside (it would go serial-irrevocable
+        # there anyway), not the locks of the transactions run under K
+        for m, k in bad:
+            kept.setdefault(m, f"its section takes '{k}' inside, a kept lock held around other "
+                               "transactions: a transaction waiting for it while holding the "
+                               "serial lock could wait for one of those")

@@ -29,6 +29,13 @@ def _parser():
     p.add_argument("--verify", action="store_true",
                    help="apply the rewrite in a scratch directory, compile it with gcc -fgnu-tm "
                         "and compare GCC's view with the report (exit 1 on disagreement)")
+    p.add_argument("--apply", metavar="OUT",
+                   help="write the transactional version of the source tree to OUT (a new or "
+                        "empty directory): a copy without build products, the rewrite applied, "
+                        "and OUT/tmkit-build.env with the flags for the program's own build")
+    p.add_argument("--src", metavar="DIR",
+                   help="with --apply: the source tree to copy (default: the deepest directory "
+                        "holding every analysed source)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report (or diff) to FILE")
     return p
 
@@ -40,13 +47,25 @@ def main(argv, root):
         argv, flags = argv[:i], argv[i + 1:]
     args = _parser().parse_args(argv)
     try:
-        return _run(args, flags)
+        return _run(args, flags, root)
     except UserError as e:
         print(f"tmkit advise: {e}", file=sys.stderr)
         return 2
 
 
-def _run(args, flags):
+def _analyse(prog, plan=None):
+    """Sections (outermost), unbalanced operations, lock order and cycles."""
+    secs, unbalanced = sections.find(prog)
+    from .safety import Analyzer
+    an = Analyzer(prog, plan)
+    for s in secs:
+        analyze.section(an, s)
+    edges, cycles = analyze.lock_order(secs)
+    secs = nesting.separate(secs) if plan is not None else nesting.outermost(secs)
+    return secs, unbalanced, edges, cycles
+
+
+def _run(args, flags, root):
     if args.build and args.compdb:
         raise UserError("give either -p DIR or --compdb FILE, not both")
     db = args.build or args.compdb
@@ -65,23 +84,39 @@ def _run(args, flags):
     timing = dict(prog.timing)
     t1 = time.monotonic()
     lockflow.discover(prog)
-    secs, unbalanced = sections.find(prog)
-    from .safety import Analyzer
-    an = Analyzer(prog)
-    for s in secs:
-        analyze.section(an, s)
-    edges, cycles = analyze.lock_order(secs)
-    secs = nesting.outermost(secs)
+    secs, unbalanced, edges, cycles = _analyse(prog)
+    plan = None
+    if args.apply:
+        # --apply writes a program in which some blockers are gone (tmplan.py): analyse it as
+        # it will be, from the first analysis's view of which volatiles sections write
+        from . import tmplan
+        plan = tmplan.plan_for(prog, secs)
+        for f in prog.funcs.values():
+            f.summary = None
+        secs, unbalanced, edges, cycles = _analyse(prog, plan)
     groups = conflicts.groups(secs)
-    cmap = classify.classify(secs, groups)
+    cmap = classify.classify(secs, groups, plan is not None)
     read = rewrite.source_reader()
     pre = {u["lock"]: f"unbalanced release at {u['file']}:{u['line']}" for u in unbalanced}
     kept = classify.plan_patches(secs, edges, units, read, pre, cmap)
+    extra = None
+    if plan is not None:
+        from . import tmedits
+        removed = {s.lock.name for s in secs} - set(kept)
+        extra = tmedits.build(prog, secs, plan, read, removed)
     timing["analysis"] = time.monotonic() - t1
     prog.count_lines()
     patches = []
-    if args.patch or args.verify:
-        patches = rewrite.build(secs, read)
+    if args.patch or args.verify or args.apply:
+        patches = rewrite.build(secs, read, extra)
+    if args.src and not args.apply:
+        raise UserError("--src goes with --apply")
+    if args.apply:
+        from . import apply
+        src, written = apply.write(args.apply, patches, units, root, args.src)
+        print(f"tmkit advise: wrote {args.apply} (a copy of {src}; {len(written)} file(s) "
+              f"rewritten; build with: cd {args.apply} && . ./tmkit-build.env && ...)",
+              file=sys.stderr)
     ok = True
     if args.verify:
         from . import verify

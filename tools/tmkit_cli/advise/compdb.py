@@ -21,6 +21,7 @@ class Unit:
         self.file = os.path.normpath(os.path.join(directory, file))
         self.directory = directory
         self.flags = flags       # compiler flags without -c, -o, dependency flags and the source
+        self.variants = []       # the -D flags of the file's other entries (not analysed)
 
     def clang_args(self):
         out, it = [], iter(self.flags)
@@ -88,6 +89,15 @@ def from_compdb(path, only=(), match=None):
         if wanted and os.path.realpath(u.file) not in wanted:
             continue
         if u.file in seen:
+            # built more than once (memcached: memcached with -DNDEBUG, memcached-debug
+            # without): analyse the build with assertions on, whose code is a superset of the
+            # other's, so that a rewrite planned on it holds for both (the report says so)
+            i = next(j for j, x in enumerate(units) if x.file == u.file)
+            if _ndebug(units[i]) and not _ndebug(u):
+                u.variants = units[i].variants + [_brief(units[i])]
+                units[i] = u
+            else:
+                units[i].variants.append(_brief(u))
             continue
         seen.add(u.file)
         units.append(u)
@@ -95,6 +105,16 @@ def from_compdb(path, only=(), match=None):
         raise UserError(f"{path}: no C sources" + (" matching the files given" if only else "")
                         + (f" in entries matching '{match}'" if match else ""))
     return units
+
+
+def _ndebug(u):
+    return "-DNDEBUG" in u.flags or any(a == "-D" and b == "NDEBUG"
+                                        for a, b in zip(u.flags, u.flags[1:]))
+
+
+def _brief(u):
+    """The other build of a file, as the report names it: the -D flags that differ."""
+    return " ".join(a for a in u.flags if a.startswith("-D")) or "(no -D flags)"
 
 
 def from_files(files, flags):

@@ -12,6 +12,8 @@ from .model import Event
 from .parse import binary_op, strip, unary_op
 
 _ASSIGN = "="
+_SCALAR = (T.BOOL, T.CHAR_U, T.UCHAR, T.USHORT, T.UINT, T.ULONG, T.ULONGLONG, T.CHAR_S, T.SCHAR,
+           T.SHORT, T.INT, T.LONG, T.LONGLONG, T.ENUM, T.POINTER)
 _LVALUE_PASS = (K.PAREN_EXPR, K.UNEXPOSED_EXPR)
 
 
@@ -84,10 +86,12 @@ class Extractor:
             self.walk(x, "r")
         self.cond -= 1
 
-    def _check_qual(self, c):
+    def _check_qual(self, c, mode=None):
         t = c.type
         if t.is_volatile_qualified():
-            self.emit("volatile", f"volatile access ({c.spelling or 'lvalue'})", c)
+            self.emit("volatile", f"volatile access ({c.spelling or 'lvalue'})", c, mode=mode)
+            if strip(c).kind == K.DECL_REF_EXPR and t.get_canonical().kind in _SCALAR:
+                self.out[-1].loc = self.location(c)   # a global scalar: tm_volatile_read fits
         if t.kind == T.ATOMIC or t.get_canonical().kind == T.ATOMIC:
             self.emit("atomic", f"_Atomic access ({c.spelling or 'lvalue'})", c)
 
@@ -130,7 +134,7 @@ class Extractor:
     def access(self, c, mode):
         if mode is None:
             return
-        self._check_qual(c)
+        self._check_qual(c, mode)
         loc = self.location(c)
         if loc is not None:
             self.emit("access", loc, c, mode=mode)
@@ -234,11 +238,24 @@ class Extractor:
         else:
             callee = strip(ch[0]) if ch else None
             what = callee.spelling if callee is not None and callee.spelling else "function pointer"
-            self.emit("call", what, c, indirect=True, args=ch[1:])
+            self.emit("call", what, c, indirect=True, args=ch[1:],
+                      fntype=fn_type_key(ch[0].type) if ch else None)
             if ch:
                 self.walk(ch[0], "r")
         for a in ch[1:]:
             self.walk(a, "r")
+
+
+def fn_type_key(t):
+    """The canonical spelling of a function type, or of the function a pointer points to (the
+    key that matches an indirect call with the functions whose address is taken); None if T is
+    neither."""
+    t = t.get_canonical()
+    if t.kind == T.POINTER:
+        t = t.get_pointee().get_canonical()
+    if t.kind in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
+        return t.spelling
+    return None
 
 
 def noreturn_stmt(c):

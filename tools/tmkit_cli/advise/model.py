@@ -19,17 +19,19 @@ class Loc:
 class Event:
     """One thing a statement does, in source order.
 
-    kind: 'call' (name, usr, decl, args, indirect), 'access' (what = abstract location,
-    mode 'r'/'w'/'rw'), 'volatile', 'atomic', 'asm' (what = a description).
+    kind: 'call' (name, usr, decl, args, indirect, fntype), 'access' (what = abstract location,
+    mode 'r'/'w'/'rw'), 'volatile' (mode, loc), 'atomic', 'asm' (what = a description).
     Lock operations are calls; locks.py recognises them and sets `lockop`.
     """
     __slots__ = ("kind", "what", "mode", "line", "file", "usr", "decl", "args", "indirect",
-                 "lockop", "cursor", "conditional")
+                 "fntype", "loc", "lockop", "cursor", "conditional")
 
     def __init__(self, kind, what, line, file, mode=None, usr=None, decl=None, args=(),
-                 indirect=False, cursor=None):
+                 indirect=False, cursor=None, fntype=None):
         self.kind, self.what, self.line, self.file, self.mode = kind, what, line, file, mode
         self.usr, self.decl, self.args, self.indirect = usr, decl, args, indirect
+        self.fntype = fntype      # an indirect call: the pointed-to function type (events.py)
+        self.loc = None           # 'volatile': the abstract location accessed (a global's name)
         self.lockop = None
         self.cursor = cursor
         self.conditional = False  # only on some evaluations of its statement (?:, &&, ||)
@@ -45,3 +47,4 @@ class Func:
         self.cfg = None           # cfg.CFG, built on demand
         self.summary = None       # safety.Summary
         self.wrapper = []         # locks.WrapperOp list: what a call to this function does to locks
+        self.decl = None          # its defining FUNCTION_DECL cursor

@@ -14,6 +14,8 @@ from .lockflow import lockops
 from .parse import strip
 
 _LOOPS = (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT, K.SWITCH_STMT)
+# A statement after a label keeps it: `found: LOCK();`, and `case X: LOCK();` in a switch
+_LABELS = (K.LABEL_STMT, K.CASE_STMT, K.DEFAULT_STMT)
 
 
 class NoPatch(Exception):
@@ -26,13 +28,14 @@ def _same(a, b):
 
 def _climb(node):
     """(statement, enclosing compound, the compound's child holding it) for a node's statement,
-    climbing out of macro bodies and over labels (`found: LOCK();` keeps its label)."""
+    climbing out of macro bodies and over labels (`found: LOCK();` and `case X: LOCK();` keep
+    their label)."""
     path = node.path
     i = len(path) - 1
     while i > 0 and _same(path[i - 1], path[i]):
         i -= 1
     stmt, j = path[i], i - 1
-    while j >= 0 and path[j].kind == K.LABEL_STMT:
+    while j >= 0 and path[j].kind in _LABELS:
         j -= 1
     if j < 0 or path[j].kind != K.COMPOUND_STMT:
         raise NoPatch(f"line {node.line}: the lock call is not a statement of its own")
@@ -109,7 +112,7 @@ def _delete_ops(inner, src):
     for nid in [inner.node.id] + list(inner.exits):
         stmt, _, child = _climb(g.nodes[nid])
         _only_lock(g, stmt, g.nodes[nid])
-        if child.kind == K.LABEL_STMT:
+        if child.kind in _LABELS:
             raise NoPatch(f"line {g.nodes[nid].line}: a nested lock operation carries a label")
         a, b = _whole_line(src, stmt.extent.start.offset, stmt_end(src, stmt))
         out.append((a, b, ""))
@@ -135,8 +138,9 @@ def _plan_block(s, src, construct, groups):
     g = s.func.cfg
     node = s.node
     edits = []
-    kw = "__transaction_relaxed {" if construct == "relaxed" else "__transaction_atomic {"
-    if construct == "group-atomic":
+    kw = "__transaction_relaxed {" if construct.endswith("relaxed") else "__transaction_atomic {"
+    grouped = construct in ("group-atomic", "group-relaxed")
+    if grouped:
         kw = f"tm_group_enter({groups}); " + kw
     if s.lock.op == "try":
         open_at, container, first = _try_opener(s, src, edits, kw)
@@ -152,7 +156,7 @@ def _plan_block(s, src, construct, groups):
     for e in s.exits:
         stmt, comp, child = _climb(g.nodes[e])
         _only_lock(g, stmt, g.nodes[e])
-        if child.kind == K.LABEL_STMT:
+        if child.kind in _LABELS:
             raise NoPatch(f"line {g.nodes[e].line}: a release carries a label")
         if _same(comp, container) and _index(container, stmt) >= first:
             closers.append((stmt.extent.start.offset, stmt, e))
@@ -165,8 +169,8 @@ def _plan_block(s, src, construct, groups):
     others += [(c[1], container, c[2]) for c in closers[:-1]]
     close_end = stmt_end(src, close_stmt)
     edits.append((close_stmt.extent.start.offset, close_end,
-                  f"}} tm_group_exit({groups});" if construct == "group-atomic" else "}"))
-    if others and construct == "group-atomic":
+                  f"}} tm_group_exit({groups});" if grouped else "}"))
+    if others and grouped:
         raise NoPatch("a release before the end of the block: leaving early would keep the "
                       "lock group entered")
     for stmt, comp, e in others:

@@ -8,6 +8,7 @@ from . import cfg as cfgmod
 from .events import Extractor, noreturn_stmt
 from .model import Func, UserError
 from .parse import parse, tm_attribute, wrapped_name
+from .pointsto import Targets
 
 
 class Program:
@@ -16,6 +17,7 @@ class Program:
         self.funcs = {}          # usr -> Func (first definition seen)
         self.tu_defs = []        # per unit: set of usr defined in it
         self.tm_attr = {}        # usr -> 'safe' / 'pure' (GCC attributes, from tokens)
+        self.targets = Targets() # function pointers: what an indirect call may reach
         self.lines = 0
         self.files = set()
         self.timing = {}
@@ -34,6 +36,7 @@ class Program:
                 continue
             self.tus.append(tu)
             self._collect(i, tu)
+            self.targets.add_tu(tu)
         if units and len(self.skipped) == len(units):
             raise UserError(self.skipped[0][1] if len(units) == 1 else
                             f"no file could be parsed; the first: {self.skipped[0][1]}")
@@ -69,6 +72,7 @@ class Program:
             params = [p.spelling for p in c.get_arguments()]
             f = Func(c.spelling, usr, fname, loc.line, idx, body, params,
                      c.storage_class == StorageClass.STATIC, system)
+            f.decl = c              # the definition (tmedits.py puts attributes before it)
             self.funcs[usr] = f
             if not system:
                 self.files.add(fname)
@@ -101,6 +105,15 @@ class Program:
         if ev.indirect or ev.usr is None:
             return None
         return self.funcs.get(ev.usr)
+
+    def indirect_callees(self, ev):
+        """The Funcs an indirect call may reach, or None when one of them has no source or
+        none is known (then the call may touch anything)."""
+        usrs = self.targets.candidates(ev.fntype)
+        funcs = [self.funcs.get(u) for u in usrs]
+        if not funcs or any(f is None for f in funcs):
+            return None
+        return funcs
 
     def same_tu(self, caller, callee):
         return callee.usr in self.tu_defs[caller.tu]

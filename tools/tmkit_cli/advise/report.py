@@ -29,6 +29,9 @@ def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
         "tool": "tmkit advise",
         "files": sorted(display(u.file) for u in prog.units),
         "skipped": [{"file": display(f), "why": why} for f, why in prog.skipped],
+        **({"builds": [{"file": display(u.file), "analysed": _dflags(u), "others": u.variants}
+                       for u in prog.units if getattr(u, "variants", None)]}
+           if any(getattr(u, "variants", None) for u in prog.units) else {}),
         "summary": {
             "sections": len(sections),
             "pure": sum(s.cls == "pure" for s in sections),
@@ -80,6 +83,11 @@ def to_text(doc, out):
     w(f"tmkit advise: {sm['sections']} critical sections in {len(doc['files'])} file(s), "
       f"{sm['lines']} lines: {sm['pure']} pure, {sm['hybrid']} hybrid, "
       f"{sm['non-revocable']} non-revocable\n")
+    if doc.get("builds"):
+        b = doc["builds"]
+        w(f"\n{len(b)} file(s) are compiled more than once with different flags; each is analysed "
+          f"as built with assertions on (e.g. {b[0]['file']}: {b[0]['analysed']}; not: "
+          f"{'; '.join(b[0]['others'])}). Choose a build with --entry.\n")
     if doc.get("skipped"):
         w(f"\nSkipped {len(doc['skipped'])} file(s) the front end could not parse (the rest is "
           "analysed without them):\n")
@@ -128,3 +136,7 @@ def to_text(doc, out):
           f"{', '.join(g['locks'])}; shared {', '.join(g['shared'][:8]) or '-'}"
           f"{' ...' if len(g['shared']) > 8 else ''}"
           f"{'; non-revocable ' + ', '.join('#%d' % i for i in nr) if nr else ''}\n")
+
+
+def _dflags(u):
+    return " ".join(a for a in u.flags if a.startswith("-D")) or "(no -D flags)"

@@ -19,51 +19,100 @@ class FilePatch:
         return "".join(difflib.unified_diff(a, b, "a/" + name, "b/" + name))
 
 
-def _first_include(text):
-    """Where the file's first #include line starts (0 if none): the lock-group include goes
-    there, after feature-test macros such as _GNU_SOURCE that must precede every header."""
-    m = re.search(rb"^[ \t]*#[ \t]*include\b", text, re.M)
-    return m.start() if m else 0
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)")
+
+
+def include_point(text):
+    """Where `#include <tmkit.h>` goes: after the file's leading block of preprocessor lines, at
+    the end of its last top-level #include (or of the #endif closing a conditional that holds
+    one), so that feature-test macros such as _GNU_SOURCE, whether defined in the file or in a
+    header it includes first (memcached's config.h), precede the C library headers tmkit.h
+    includes. 0 if the file includes nothing."""
+    pos, depth, best, has_inc = 0, 0, 0, [False]
+    in_comment = False
+    lines = text.split(b"\n")
+    for i, line in enumerate(lines):
+        end = pos + len(line) + (1 if i + 1 < len(lines) else 0)
+        stripped = line.strip()
+        if in_comment:
+            in_comment = b"*/" not in stripped
+            pos = end
+            continue
+        if stripped.startswith(b"/*"):
+            in_comment = b"*/" not in stripped
+            pos = end
+            continue
+        if not stripped or stripped.startswith(b"//"):
+            pos = end
+            continue
+        m = _DIRECTIVE.match(line)
+        if not m:
+            break                                   # the first line of C: the block ends
+        word = m.group(1)
+        if word in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+            has_inc.append(False)
+        elif word == b"endif":
+            depth = max(0, depth - 1)
+            inner = has_inc.pop() if len(has_inc) > 1 else False
+            if depth == 0 and inner:
+                best = end
+            elif inner:
+                has_inc[-1] = True
+        elif word == b"include":
+            if depth == 0:
+                best = end
+            else:
+                has_inc[-1] = True
+        pos = end
+    return best
 
 
 def _line(text, off):
     return text.count(b"\n", 0, off) + 1
 
 
-def build(sections, read):
-    """FilePatch per file with eligible sections; sets s.new_lines = (open, close) lines."""
+def build(sections, read, extra=None):
+    """FilePatch per file with eligible sections or program-wide edits (`extra`, tmedits.Edits,
+    with --apply); sets s.new_lines = (open, close) lines."""
     by_file = {}
     for s in sections:
         if s.patch and s.patch.get("eligible"):
             by_file.setdefault(s.file, []).append(s)
+    more = extra.by_file if extra is not None else {}
     out = []
     ngroups = max([s.patch.get("groups", 0) for ss in by_file.values() for s in ss] or [0])
     defined = False
-    for path in sorted(by_file):
+    for path in sorted(set(by_file) | set(more)):
         old = read(path)
-        edits = []
-        for s in by_file[path]:
-            edits += s.patch["edits"]
-        if any(s.patch.get("groups") for s in by_file[path]):
+        secs = by_file.get(path, [])
+        edits = [e + (1,) for s in secs for e in s.patch["edits"]] + list(more.get(path, []))
+        head = ""
+        if any(s.patch.get("groups") for s in secs):
             # the lock groups, one per colour (classify.py): defined in the first file that
             # uses them, declared in the others
             decl = (f"tm_group_t {GROUPS_ARRAY}[{ngroups}] = {{"
                     + ", ".join(["TM_GROUP_INITIALIZER"] * ngroups) + "};") if not defined else \
                 f"extern tm_group_t {GROUPS_ARRAY}[{ngroups}];"
             defined = True
-            at = _first_include(old)
-            edits.append((at, at, "#include <tmkit.h> /* tmkit advise: lock groups */\n" + decl + "\n"))
+            head = "#include <tmkit.h> /* tmkit advise: lock groups */\n" + decl + "\n"
+        elif extra is not None:
+            head = "#include <tmkit.h> /* tmkit advise: transaction-safe libc, clones, reads */\n"
+        if head:
+            at = include_point(old)
+            edits.append((at, at, head, -1))
+        edits = [e[:3] for e in sorted(edits, key=lambda e: (e[0], e[1], e[3]))]
         new = apply(old, edits)
-        for s in by_file[path]:
+        for s in secs:
             opener = next((e for e in s.patch["edits"] if "__transaction_" in e[2]), None)
             if opener is None:  # a non-revocable section holding its groups: no transaction
                 s.new_lines = None
                 continue
             closer = next(e for e in s.patch["edits"] if e[2] == "}" or e[2].startswith("} tm_group_exit"))
-            o = new_offset(sorted(edits), opener[0]) + opener[2].index("__transaction_")
-            c = new_offset(sorted(edits), closer[0])
+            o = new_offset(edits, opener[0]) + opener[2].index("__transaction_")
+            c = new_offset(edits, closer[0])
             s.new_lines = (_line(new, o), _line(new, c))
-        out.append(FilePatch(path, old, new, by_file[path]))
+        out.append(FilePatch(path, old, new, secs))
     return out
 
 

@@ -52,8 +52,9 @@ def _add_access(acc, loc, mode):
 class Analyzer:
     MAX_BLOCKERS = 40
 
-    def __init__(self, prog):
+    def __init__(self, prog, plan=None):
         self.prog = prog
+        self.plan = plan          # tmplan.TmPlan: analyse the program as --apply will write it
         self.active = set()
 
     def summary(self, f):
@@ -91,6 +92,8 @@ class Analyzer:
             if k == "access":
                 _add_access(acc, ev.what, ev.mode)
             elif k in ("volatile", "atomic", "asm"):
+                if k == "volatile" and self.plan and self.plan.volatile_read_ok(ev):
+                    continue                    # tmedits.py: tm_volatile_read
                 out.append(Blocker(k, ev.what, ev.file, ev.line, [f.name], not ev.conditional))
                 always = always or not ev.conditional
             elif k == "call":
@@ -115,9 +118,29 @@ class Analyzer:
     def call(self, f, ev, acc, acquires):
         prog = self.prog
         if ev.indirect:
-            _add_access(acc, "?", "rw")
-            return [Blocker("indirect-call", f"call through function pointer '{ev.what}'",
-                            ev.file, ev.line, [f.name])], True
+            # GCC never runs an indirect call in __transaction_atomic, so it stays a blocker;
+            # what it touches is its possible targets' (pointsto.py), or anything
+            out = [Blocker("indirect-call", f"call through function pointer '{ev.what}'",
+                           ev.file, ev.line, [f.name])]
+            targets = prog.indirect_callees(ev)
+            if targets is None:
+                _add_access(acc, "?", "rw")
+                return out, True
+            if self.plan:                       # the targets get transactional clones
+                out = [Blocker("tm-call", f"call through function pointer '{ev.what}' (its "
+                               "targets become transaction_callable)", ev.file, ev.line,
+                               [f.name], False)]
+            for callee in targets:
+                s = self.summary(callee)
+                for loc, modes in s.accesses.items():
+                    _add_access(acc, loc, "".join(modes))
+                for name, chain in s.acquires.items():
+                    acquires.setdefault(name, [f.name] + chain)
+                out += [Blocker(b.kind, b.what, b.file, b.line, [f.name] + b.chain, b.always)
+                        for b in s.blockers]
+            # without the plan the call itself goes irrevocable; with it, only a target that
+            # does on every path makes it do so every time
+            return out, (not self.plan) or all(self.summary(c).always for c in targets)
         attr = prog.tm_attr.get(ev.usr)
         if attr == "pure":
             return [], False
@@ -131,7 +154,13 @@ class Analyzer:
             out = [Blocker(b.kind, b.what, b.file, b.line, [f.name] + b.chain, b.always)
                    for b in s.blockers]
             always = s.always
-            if attr != "safe" and not prog.same_tu(f, callee) and not callee.static:
+            if attr != "safe" and not prog.same_tu(f, callee) and not callee.static and self.plan:
+                from .program import display
+                out.insert(0, Blocker(
+                    "tm-call", f"{ev.what} is defined in another file ({display(callee.file)}): "
+                    "called through tmkit_tmcall_" + ev.what + ", its transactional clone",
+                    ev.file, ev.line, [f.name], False))
+            elif attr != "safe" and not prog.same_tu(f, callee) and not callee.static:
                 from .program import display
                 out.insert(0, Blocker(
                     "unannotated-call",
@@ -145,6 +174,8 @@ class Analyzer:
                 _add_access(acc, pl[0], pl[1])
         if attr == "safe":
             return [], False
+        if self.plan and libc.wrapped_by_tmkit(ev.what):
+            return [], False                    # --apply includes tmkit.h in the file
         verdict = libc.classify(ev.what, _const_decl(ev.decl))
         if verdict is None:
             return [], False

@@ -1,0 +1,87 @@
+"""--apply OUT: write the transactional version of the program's source tree.
+
+OUT becomes a copy of the source tree (the directory that holds every analysed source, or
+--src DIR) without build products (objects, archives, coverage notes), with the rewrite's edits
+applied to sources and headers, and a file `tmkit-build.env` that the program's own build
+system takes: `. ./tmkit-build.env` exports CC/CFLAGS/LDFLAGS for `./configure && make`, or
+`make CFLAGS=...` from the same values. The flags are what a -fgnu-tm build of a real program
+needs beyond -fgnu-tm (docs/advise.md, "Building the result"):
+- `-fno-ipa-pure-const`: GCC 12 with -fgnu-tm at -O1 and above rejects calls to always_inline
+  functions that its pure/const discovery marks const ("inlining failed in call to
+  'always_inline'", with an empty reason), even in files without transactions (memcached's
+  xxhash.h, zstd's FORCE_INLINE); without that discovery the calls inline;
+- `-fprofile-update=single`: coverage builds (-fprofile-arcs) of threaded programs count with
+  atomic instructions, which GCC refuses inside transactions;
+- the include path of tmkit.h and a link against tmkit's libitm.so.1 with its directory as the
+  run path, so the program runs on tmkit without `tmkit run` (LD_LIBRARY_PATH still overrides).
+"""
+import os
+import shutil
+
+from .model import UserError
+
+BUILD_PRODUCTS = ("*.o", "*.obj", "*.a", "*.so", "*.so.*", "*.lo", "*.la", "*.gcno", "*.gcda",
+                  "*.gcov", "*.pyc", "__pycache__")
+EXTRA_CFLAGS = ("-fgnu-tm", "-fno-ipa-pure-const", "-fprofile-update=single")
+
+
+def source_root(units, given=None):
+    """The directory to copy: --src, or the deepest directory holding every analysed source."""
+    if given:
+        if not os.path.isdir(given):
+            raise UserError(f"--src {given}: not a directory")
+        return os.path.abspath(given)
+    dirs = [os.path.dirname(os.path.abspath(u.file)) for u in units]
+    if not dirs:
+        raise UserError("--apply: no source file to copy")
+    return os.path.commonpath(dirs)
+
+
+def copy_tree(src, out):
+    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+        raise UserError(f"--apply {out}: exists and is not an empty directory (it is never "
+                        "overwritten)")
+    out_abs = os.path.abspath(out)
+    if out_abs == src or out_abs.startswith(src + os.sep):
+        raise UserError(f"--apply {out}: inside the source tree {src}; choose a directory "
+                        "outside it")
+    if os.path.isdir(out):
+        os.rmdir(out)
+    shutil.copytree(src, out, symlinks=True, ignore=shutil.ignore_patterns(*BUILD_PRODUCTS))
+
+
+def build_env(tmkit_root):
+    include = os.path.join(tmkit_root, "include")
+    lib = os.path.join(tmkit_root, "build", "lib")
+    cflags = " ".join(EXTRA_CFLAGS + ("-I" + include,))
+    ldflags = f"-L{lib} -Wl,-rpath,{lib}"
+    # No variable of our own: the runtime refuses unknown TMKIT_* variables in the environment
+    # of every program it runs, configure's test programs included.
+    return "\n".join([
+        "# Written by `tmkit advise --apply`: build this tree with -fgnu-tm on tmkit.",
+        "# Use: . ./tmkit-build.env && ./configure && make   (or make CFLAGS=\"$CFLAGS\" ...)",
+        f'CFLAGS="${{CFLAGS:--g -O2}} {cflags}"',
+        f'CXXFLAGS="${{CXXFLAGS:--g -O2}} {cflags}"',
+        f'LDFLAGS="${{LDFLAGS:-}} {ldflags}"',
+        "export CFLAGS CXXFLAGS LDFLAGS",
+        ""])
+
+
+def write(out, patches, units, tmkit_root, src=None):
+    """Copies the tree and writes the patched files into it. Returns (root copied, [files
+    written relative to OUT])."""
+    root = source_root(units, src)
+    outside = [p.path for p in patches
+               if not os.path.abspath(p.path).startswith(root + os.sep)]
+    if outside:
+        raise UserError(f"--apply: {outside[0]} is outside the source tree {root} (give --src)")
+    copy_tree(root, out)
+    written = []
+    for p in patches:
+        rel = os.path.relpath(os.path.abspath(p.path), root)
+        with open(os.path.join(out, rel), "wb") as f:
+            f.write(p.new)
+        written.append(rel)
+    with open(os.path.join(out, "tmkit-build.env"), "w") as f:
+        f.write(build_env(tmkit_root))
+    return root, written

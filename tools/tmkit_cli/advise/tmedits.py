@@ -1,0 +1,172 @@
+"""The program-wide edits of --apply (tmplan.py says why each is needed):
+- `__attribute__((transaction_callable))` before the definition of every function that code
+  running in a transaction calls in another file, or through a function pointer;
+- `tmkit_tmcall_NAME(...)` for each such call into another file, the pointer defined after the
+  callee's definition and declared before the first caller function in each calling file;
+- `tm_volatile_read(v)` for the volatile reads tmplan.TmPlan allows;
+- `#include <tmkit.h>` in every file that gets any edit (rewrite.py places it).
+"Code running in a transaction": the rewritten transactional sections and every function they
+reach through calls, in this file or another, directly or through a pointer; that function's
+body is edited for all of its callers, which changes nothing outside transactions (a call
+through a constant pointer, a read through a transaction_pure function).
+Text that comes from a macro expansion is never edited: a call or read spelled inside a macro
+stays as it is, and so does its blocker (listed in `left`).
+"""
+from clang.cindex import CursorKind as K
+
+from .parse import strip
+
+CALLABLE = "__attribute__((transaction_callable)) "
+PTR = "tmkit_tmcall_"
+
+
+class Edits:
+    def __init__(self):
+        self.by_file = {}        # path -> [(start, end, text)]
+        self.left = []           # (file, line, what): changes that could not be written
+
+    def add(self, path, a, b, text, prio=1):
+        """An edit; among insertions at one offset, lower `prio` comes first (a declaration
+        before the attribute that opens the next definition)."""
+        self.by_file.setdefault(path, []).append((a, b, text, prio))
+
+
+def _spelled(src, c, name):
+    """True when the cursor's extent is exactly NAME in this file's text (not a macro)."""
+    e = c.extent
+    if e.start.file is None or e.end.file is None or e.start.file.name != e.end.file.name:
+        return False
+    return src[e.start.offset:e.end.offset] == name.encode()
+
+
+def _callee_ref(ev):
+    kids = list(ev.cursor.get_children())
+    return strip(kids[0]) if kids else None
+
+
+def transactional_code(prog, sections):
+    """[(func, node ids or None for the whole body)] of the code that runs in transactions."""
+    todo, seen, out = [], set(), []
+    for s in sections:
+        if s.patch and s.patch.get("eligible") and "__transaction" in s.patch.get("construct", ""):
+            out.append((s.func, set(s.region)))
+            todo.append((s.func, s.region))
+    while todo:
+        f, region = todo.pop()
+        g = prog.graph(f)
+        for nid in (region if region is not None else range(len(g.nodes))):
+            for ev in g.nodes[nid].events:
+                if ev.kind != "call" or ev.lockop:
+                    continue
+                callees = prog.indirect_callees(ev) if ev.indirect else \
+                    [c for c in [prog.callee(ev)] if c is not None]
+                for c in callees or []:
+                    if c.usr not in seen and not c.system:
+                        seen.add(c.usr)
+                        out.append((c, None))
+                        todo.append((c, None))
+    return out
+
+
+def _unused_locks(prog, ed, removed):
+    """A static lock whose every section became a transaction is left unused (and a program
+    built with -Werror stops at -Wunused-variable): its definition gets `unused`."""
+    done = set()
+    for tu in prog.tus:
+        if tu is None:
+            continue
+        for c in tu.cursor.get_children():
+            if c.kind != K.VAR_DECL or c.spelling not in removed or c.location.file is None:
+                continue
+            key = (c.location.file.name, c.extent.start.offset)
+            if key in done or c.storage_class.name != "STATIC" or c.location.is_in_system_header:
+                continue
+            done.add(key)
+            ed.add(c.location.file.name, c.extent.start.offset, c.extent.start.offset,
+                   "__attribute__((unused)) ", prio=2)
+
+
+def build(prog, sections, plan, read, removed=()):
+    """The Edits for the transactional code of the rewritten sections; `removed`: the locks no
+    section takes any more."""
+    ed = Edits()
+    _unused_locks(prog, ed, set(removed))
+    callable_ = {}           # usr -> Func
+    xcalls = {}              # callee usr -> {caller file: first caller Func}
+    vreads = set()
+    for f, region in transactional_code(prog, sections):
+        g = prog.graph(f)
+        nodes = region if region is not None else range(len(g.nodes))
+        for nid in nodes:
+            for ev in g.nodes[nid].events:
+                if ev.kind == "volatile" and plan.volatile_read_ok(ev):
+                    _vread(ed, read, ev, vreads)
+                elif ev.kind == "call" and not ev.lockop:
+                    _call(prog, ed, read, f, ev, callable_, xcalls)
+    for usr, c in callable_.items():
+        _mark_callable(ed, read, c)
+    for usr, callers in xcalls.items():
+        c = prog.funcs[usr]
+        decl = f"extern __typeof__(&{c.name}) const {PTR}{c.name};"
+        _after_definition(ed, read, c, decl + f" /* tmkit advise: {c.name}'s transactional clone " \
+                          "from other files */\n" + f"__typeof__(&{c.name}) const {PTR}{c.name} = {c.name};")
+        for path, caller in callers.items():
+            at = caller.decl.extent.start.offset
+            ed.add(path, at, at, decl + "\n", prio=0)
+    return ed
+
+
+def _vread(ed, read, ev, done):
+    c = ev.cursor
+    key = (ev.file, c.extent.start.offset)
+    if key in done:
+        return
+    done.add(key)
+    name = c.spelling
+    path = c.extent.start.file.name if c.extent.start.file else ev.file
+    if not name or not _spelled(read(path), c, name):
+        ed.left.append((ev.file, ev.line, f"a read of volatile '{ev.loc}' inside a macro"))
+        return
+    ed.add(path, c.extent.start.offset, c.extent.end.offset, f"tm_volatile_read({name})")
+
+
+def _call(prog, ed, read, f, ev, callable_, xcalls):
+    if ev.indirect:
+        for c in prog.indirect_callees(ev) or []:
+            callable_[c.usr] = c
+        return
+    c = prog.callee(ev)
+    if c is None or c.system or prog.tm_attr.get(ev.usr) in ("safe", "pure"):
+        return
+    if prog.same_tu(f, c) or c.static:
+        return
+    callable_[c.usr] = c
+    ref = _callee_ref(ev)
+    path = ref.extent.start.file.name if ref is not None and ref.extent.start.file else None
+    if ref is None or path is None or not _spelled(read(path), ref, c.name) or f.decl is None \
+            or f.decl.extent.start.file is None or f.decl.extent.start.file.name != path:
+        ed.left.append((ev.file, ev.line, f"a call of {c.name} spelled in a macro: it goes "
+                                          "irrevocable"))
+        return
+    ed.add(path, ref.extent.start.offset, ref.extent.end.offset, PTR + c.name)
+    first = xcalls.setdefault(c.usr, {}).get(path)
+    if first is None or f.decl.extent.start.offset < first.decl.extent.start.offset:
+        xcalls[c.usr][path] = f       # the pointer's declaration goes before this function
+
+
+def _mark_callable(ed, read, c):
+    d = c.decl
+    if d is None or d.extent.start.file is None or d.extent.start.file.name != c.file:
+        ed.left.append((c.file, c.line, f"{c.name}'s definition comes from a macro: no clone"))
+        return
+    at = d.extent.start.offset
+    ed.add(c.file, at, at, CALLABLE, prio=2)
+
+
+def _after_definition(ed, read, c, text):
+    d = c.decl
+    if d is None or d.extent.end.file is None or d.extent.end.file.name != c.file:
+        ed.left.append((c.file, c.line, f"{c.name}'s definition comes from a macro: no pointer"))
+        return
+    at = d.extent.end.offset
+    ed.add(c.file, at, at, "\n" + text)
