@@ -1,9 +1,10 @@
 #!/bin/sh
 # The tmkit headers compile cleanly under the warnings real programs build with (issue 47), and
 # the programs that use them still work.
-#   check.sh c STD OPT   gcc -std=STD -OPT: every header alone, and with the common C library
+#   check.sh c STD       gcc -std=STD -O2: every header alone, and with the common C library
 #                        headers before and after it, each with and without -D_GNU_SOURCE;
-#                        every header at once (include.c ALL); then use.c, a use of each API
+#                        every header at once (include.c ALL); then use.c, a use of each API,
+#                        at -O0 and -O2
 #   check.sh cxx         the same under g++ -std=c++17, at -O0 and -O2, with use.cc
 #   check.sh run         use.c (gnu11, and strict c11: the headers' stand-ins for what POSIX
 #                        hides there) and use.cc built, and run on tmkit (LD_LIBRARY_PATH=
@@ -47,9 +48,10 @@ for h in $headers; do
 done
 
 # includes LANG-FLAGS...: every header alone and between C library headers, then all at once.
-# The C library's order and feature macros change only what the front end sees (declarations,
-# and which of them the headers use), so those variants stop there (-fsyntax-only: a compile of
-# the libc wrappers at -O2 takes a second). The tmkit/libc_*.h parts bring in tmkit/libc.h
+# A header alone, and the C library's order and feature macros, change only what the front end
+# sees (declarations, and which of them the headers use), so those checks stop there
+# (-fsyntax-only: a compile of the libc wrappers at -O2 takes a second); all headers at once and
+# use.c are compiled to objects, which runs the optimizers' own warnings. The tmkit/libc_*.h parts bring in tmkit/libc.h
 # whole: alone, the front end checks that; the rest is tmkit/libc.h's.
 includes() {
     for h in $headers; do
@@ -59,7 +61,7 @@ includes() {
             continue
             ;;
         esac
-        compile "$h alone" "$@" -c -o "$T/o.o" -DHEADER="<$h>" "$HERE/include.c"
+        compile "$h alone" "$@" -fsyntax-only -DHEADER="<$h>" "$HERE/include.c"
         for gnu in "" -D_GNU_SOURCE; do
             for where in LIBC_BEFORE LIBC_AFTER; do
                 compile "$h, $where $gnu" "$@" -fsyntax-only $gnu -D$where -DHEADER="<$h>" \
@@ -74,17 +76,22 @@ includes() {
 
 case ${1:-} in
 c)
-    std=$2 opt=$3
-    flags="-fgnu-tm -std=$std -$opt $CWARN -I$INC"
-    includes $CC -x c $flags
-    compile "use.c" $CC $flags -pthread -c -o "$T/o.o" "$HERE/use.c"
-    label="gcc -std=$std -$opt"
+    # The headers' own checks at -O2 (where the optimizers add warnings: -Wmaybe-uninitialized
+    # and the like; the variants between libc headers are -fsyntax-only, the same at any level),
+    # and the use of every API at -O0 and -O2.
+    std=$2
+    includes $CC -x c -fgnu-tm -std=$std -O2 $CWARN -I$INC
+    for opt in O0 O2; do
+        compile "use.c -$opt" $CC -fgnu-tm -std=$std -$opt $CWARN -I$INC -pthread -c \
+            -o "$T/o.o" "$HERE/use.c"
+    done
+    label="gcc -std=$std"
     ;;
 cxx)
+    includes $CXX -x c++ -fgnu-tm -std=c++17 -O2 $CXXWARN -I$INC
     for opt in O0 O2; do
-        flags="-fgnu-tm -std=c++17 -$opt $CXXWARN -I$INC"
-        includes $CXX -x c++ $flags
-        compile "use.cc -$opt" $CXX $flags -pthread -c -o "$T/o.o" "$HERE/use.cc"
+        compile "use.cc -$opt" $CXX -fgnu-tm -std=c++17 -$opt $CXXWARN -I$INC -pthread -c \
+            -o "$T/o.o" "$HERE/use.cc"
     done
     label="g++ -std=c++17"
     ;;
@@ -111,7 +118,7 @@ run)
     label="the use programs"
     ;;
 *)
-    echo "usage: check.sh c STD OPT | cxx | run" >&2
+    echo "usage: check.sh c STD | cxx | run" >&2
     exit 2
     ;;
 esac
