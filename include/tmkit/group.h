@@ -28,10 +28,16 @@
  *   holds is refused with a message (take them in one call). Taking a group again nests.
  * - Shared mode writes no shared cache line (a store to the thread's own slot); a waiting
  *   tm_group_lock lets no new shared holder in, so it is not starved.
- * - Not inside a transaction (the runtime stops the program with a message); not across
- *   processes. The profile counts the calls and their waits, and the exclusive holds' time,
- *   at the call's site (`tmkit report`).
- * On GCC's libitm (the tmkit_* symbols absent) a group is a pthread read-write lock. */
+ * - Inside a transaction the calls compose, as a nested transaction does: a function whose
+ *   sections take groups may be called from inside another section's transaction (the calls are
+ *   transaction_pure). A group entered there is joined without waiting (if a writer holds it,
+ *   the attempt rolls back, waits and runs again) and held until the outermost transaction ends;
+ *   tm_group_lock there makes the transaction irrevocable. A transaction that may already be
+ *   irrevocable must not wait for a group whose holder begins a transaction (docs/groups.md).
+ * - Not across processes. The profile counts the calls and their waits, and the exclusive
+ *   holds' time, at the call's site (`tmkit report`).
+ * On GCC's libitm (the tmkit_* symbols absent) a group is a pthread read-write lock, and a call
+ * inside a transaction takes it there and then. */
 #ifndef TMKIT_GROUP_H
 #define TMKIT_GROUP_H
 
@@ -75,10 +81,12 @@ typedef struct tm_group {
 } tm_group_t;
 #define TM_GROUP_INITIALIZER {0, 0, TMKIT__RWLOCK_INITIALIZER}
 
-void tmkit_group_enter(tm_group_t *const *groups) __attribute__((weak));
-void tmkit_group_exit(tm_group_t *const *groups) __attribute__((weak));
-void tmkit_group_lock(tm_group_t *const *groups) __attribute__((weak));
-void tmkit_group_unlock(tm_group_t *const *groups) __attribute__((weak));
+/* transaction_pure: inside a transaction they run as they are, and the runtime composes them
+ * with it (it reads the list through the transaction's barriers). */
+void tmkit_group_enter(tm_group_t *const *groups) __attribute__((weak, transaction_pure));
+void tmkit_group_exit(tm_group_t *const *groups) __attribute__((weak, transaction_pure));
+void tmkit_group_lock(tm_group_t *const *groups) __attribute__((weak, transaction_pure));
+void tmkit_group_unlock(tm_group_t *const *groups) __attribute__((weak, transaction_pure));
 
 enum { TMKIT__GROUP_ENTER, TMKIT__GROUP_EXIT, TMKIT__GROUP_LOCK, TMKIT__GROUP_UNLOCK };
 
@@ -103,7 +111,7 @@ static inline __attribute__((unused)) int tmkit__group_sorted(tm_group_t *const 
     return n;
 }
 
-static inline __attribute__((unused)) void tmkit__group_fallback(int op, tm_group_t *const *list)
+static inline __attribute__((transaction_pure, unused)) void tmkit__group_fallback(int op, tm_group_t *const *list)
 {
     tm_group_t *g[16];
     int n = tmkit__group_sorted(list, g);
@@ -121,15 +129,20 @@ static inline __attribute__((unused)) void tmkit__group_fallback(int op, tm_grou
 void tmkit__group_fallback(int op, tm_group_t *const *list);
 #endif
 
-/* Always inlined, so that the profile's site is the caller's line. */
+/* Always inlined, so that the profile's site is the caller's line. Direct calls only: GCC
+ * takes it for transaction-safe (it calls only the pure functions above), so it may be called
+ * inside transactions and from transaction_safe functions; a call through a pointer would make
+ * the unoptimized build's transaction ask the runtime for a clone, which goes irrevocable. */
 static inline __attribute__((always_inline, unused)) void tmkit__group_do(int op, tm_group_t *const *list)
 {
-    void (*fn)(tm_group_t *const *) = op == TMKIT__GROUP_ENTER ? tmkit_group_enter
-                                      : op == TMKIT__GROUP_EXIT ? tmkit_group_exit
-                                      : op == TMKIT__GROUP_LOCK ? tmkit_group_lock
-                                                                : tmkit_group_unlock;
-    if (fn)
-        fn(list);
+    if (op == TMKIT__GROUP_ENTER && tmkit_group_enter)
+        tmkit_group_enter(list);
+    else if (op == TMKIT__GROUP_EXIT && tmkit_group_exit)
+        tmkit_group_exit(list);
+    else if (op == TMKIT__GROUP_LOCK && tmkit_group_lock)
+        tmkit_group_lock(list);
+    else if (op == TMKIT__GROUP_UNLOCK && tmkit_group_unlock)
+        tmkit_group_unlock(list);
     else
         tmkit__group_fallback(op, list);
 }

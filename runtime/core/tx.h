@@ -148,7 +148,19 @@ typedef struct tm_ext_state {
     uintptr_t gsite[TM_GROUPS_HELD]; /* the call that took it (statistics) */
     uint64_t gsince[TM_GROUPS_HELD]; /* TSC when an exclusive hold began (statistics), or 0 */
     uint32_t gheld;                  /* slots in use */
-    uintptr_t gmax;                  /* the highest group held (the order check) */
+    uintptr_t gmax;                  /* the highest group held before the running transaction
+                                      * began (the order check) */
+    /* Inside a transaction (ext/group_tx.c): what its end does with each slot (TM_GEND_*), its
+     * commit action registered, the group a rolled-back attempt waits for and the TSC cycles
+     * such waits took (statistics). */
+    uint8_t gend[TM_GROUPS_HELD];
+    bool gcommit;
+    _Atomic uint32_t *gwait;
+    uint64_t gwait_cycles;
+    /* The group this thread waits for (ext/group*.c; its address | 1: the wait of a transaction
+     * that can no longer roll back), or NULL. Read by other threads: a writer's drain steps
+     * back for such a transaction, whose deadlock check reads it too (ext/group_wait.c). */
+    _Atomic uint32_t *_Atomic gblocked;
 } tm_ext_state;
 
 struct tm_tx {

@@ -6,16 +6,10 @@
  * groups in shared mode before they begin; every other transaction runs speculatively with no
  * lock at all, and no transaction has to go serial-irrevocable for the section's sake.
  *
- * The shared mode writes no shared cache line. A reader publishes the group in a slot of its
- * own descriptor (ext.gslot) and then checks the group's state word: not held, it is in. A
- * writer sets the state's held bit, forces a full barrier on every thread of the process
- * (membarrier, core/bias.c: tm_barrier_all) and then waits until no descriptor's slot names the
- * group. This is the asymmetric Dekker pattern of userspace RCU: the frequent side (a
- * transaction entering its group) pays a store, a compiler barrier and a load; the rare side (a
- * non-revocable section) a system call and a scan of the descriptors. Without membarrier both
- * sides fence (seq_cst). A reader that finds the group held clears its slot and sleeps on the
- * state word (futex) until the holder leaves, so a waiting writer is never starved by readers
- * arriving after it; the writers of one group take turns on the state word.
+ * This file: the calls outside transactions, the writer's side of the protocol (the held bit and
+ * the drain of the readers) and the exported functions. The protocol and the readers' side:
+ * group_protocol.c; a thread's held groups and the one order: group_held.c; the calls inside a
+ * transaction, which compose with it: group_tx.c and group_wait.c.
  *
  * Several groups are always taken in one order, their addresses', whatever order the call names
  * them in, so that nothing deadlocks; a call that would take a group below one the thread
@@ -25,84 +19,60 @@
  * Groups are private to a process (their readers are found through the process's descriptors).
  */
 #define _GNU_SOURCE
-#include <limits.h>
 #include <time.h>
 
 #include "group_impl.h"
 #include "../core/sys.h"
 #include "../stats/stats.h"
 
-/* Sleeps until the held bit is clear (it was set when looked at). */
-static void tm_group_sleep(tm_group_state *g)
-{
-    uint32_t s = atomic_load_explicit(g, memory_order_relaxed);
-    while (s & TM_GROUP_HELD) {
-        /* relaxed: the futex compares the word again in the kernel; acquire comes from the
-         * caller's next attempt. */
-        if (!(s & TM_GROUP_SLEEPERS) &&
-            !atomic_compare_exchange_weak_explicit(g, &s, s | TM_GROUP_SLEEPERS,
-                                                   memory_order_relaxed, memory_order_relaxed))
-            continue;
-        tm_futex_wait(g, s | TM_GROUP_SLEEPERS);
-        s = atomic_load_explicit(g, memory_order_relaxed);
-    }
-}
-
-static tm_tx *tm_group_caller(const char *op)
-{
-    tm_tx *tx = tm_self();
-    if (TM_UNLIKELY(tx->nesting))
-        tm_fatal("%s inside a transaction: take lock groups before the transaction begins", op);
-    return tx;
-}
-
-/* Shared mode: publish, then check for a writer (the frequent side of the handshake). */
-void tm_group_enter_one(tm_ext_state *e, int slot, tm_group_state *g)
-{
-    for (;;) {
-        /* relaxed store + the barrier below: the writer's membarrier (or, without one, the
-         * two seq_cst fences) orders this store before its scan, or our load after its set. */
-        atomic_store_explicit(&e->gslot[slot], g, memory_order_relaxed);
-        if (tm_barrier_asymmetric())
-            atomic_signal_fence(memory_order_seq_cst);
-        else
-            atomic_thread_fence(memory_order_seq_cst);
-        /* acquire: the section's reads of the group's data come after the previous holder's
-         * release (tm_group_unlock). */
-        if (!(atomic_load_explicit(g, memory_order_acquire) & TM_GROUP_HELD))
-            return;
-        /* A writer holds it or drains: step back, so it is not waiting for us, and sleep. */
-        atomic_store_explicit(&e->gslot[slot], NULL, memory_order_relaxed);
-        tm_group_sleep(g);
-    }
-}
-
-/* Exclusive mode: one writer at a time on the state word, then drain the readers. */
-static void tm_group_lock_one(tm_tx *self, tm_group_state *g)
+/* Exclusive mode: one writer at a time on the state word (the held bit). */
+static void tm_group_set_held(tm_tx *self, tm_group_state *g)
 {
     uint32_t s = atomic_load_explicit(g, memory_order_relaxed);
     for (;;) {
         if (s & TM_GROUP_HELD) {
+            tm_group_blocked(&self->ext, g);
             tm_group_sleep(g);
+            tm_group_blocked(&self->ext, NULL);
             s = atomic_load_explicit(g, memory_order_relaxed);
             continue;
         }
         /* seq_cst: the writer's half of the handshake when there is no membarrier. */
         if (atomic_compare_exchange_weak_explicit(g, &s, s | TM_GROUP_HELD, memory_order_seq_cst,
                                                   memory_order_relaxed))
-            break;
+            return;
     }
+}
+
+/* The held bit is set (by self): wait until no other descriptor's slot names g. False, with the
+ * bit still set, if a transaction that can no longer roll back waits for one of the `n` groups
+ * `mine` that the running call took (group_wait.c): a reader we wait for may be a thread
+ * between its tm_group_enter and its transaction's begin, which waits for that transaction. The
+ * call has touched none of their data yet, so it steps back from them all (tm_group_take), as a
+ * reader steps back for a writer. */
+static inline __attribute__((always_inline)) bool tm_group_drain(tm_tx *self, tm_group_state *g,
+                                                                 tm_group_state *const *mine, int n)
+{
     if (!tm_barrier_asymmetric())
         atomic_thread_fence(memory_order_seq_cst);
     else if (!tm_barrier_all()) /* readers fence with a compiler barrier only */
         tm_fatal("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after registration");
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
+    bool in = true;
+    for (tm_tx *t = tm_registry_head(); in && t; t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         if (t == self)
             continue;
-        for (int i = 0; i < TM_GROUPS_HELD; i++) {
+        for (int i = 0; in && i < TM_GROUPS_HELD; i++) {
             /* acquire: the reader's transaction (its writes to the group's data) happened
              * before its slot was cleared (release in tm_group_exit). */
             for (unsigned k = 0; atomic_load_explicit(&t->ext.gslot[i], memory_order_acquire) == g; k++) {
+                if (k == 0)
+                    tm_group_blocked(&self->ext, g);
+                /* looked for from the first yield on: with more threads than cores a thousand
+                 * yields can take seconds */
+                if (k >= 64 && n && tm_group_irrevocable_waiter(self, mine, n)) {
+                    in = false;
+                    break;
+                }
                 if (k < 1000) {
                     tm_cpu_relax(k);
                 } else {
@@ -112,26 +82,83 @@ static void tm_group_lock_one(tm_tx *self, tm_group_state *g)
             }
         }
     }
+    if (atomic_load_explicit(&self->ext.gblocked, memory_order_relaxed))
+        tm_group_blocked(&self->ext, NULL);
+    return in;
 }
 
-void tm_group_unlock_one(tm_group_state *g)
+/* A lock taken inside a transaction and held on after its commit (group_tx.c): its data was
+ * touched already, so no stepping back. */
+void tm_group_settle(tm_tx *self, tm_group_state *g)
 {
-    /* release: the section's writes happen-before the next holder's or reader's acquire. */
-    uint32_t old = atomic_exchange_explicit(g, 0, memory_order_release);
-    if (old & TM_GROUP_SLEEPERS)
-        tm_futex_wake(g, INT_MAX);
+    tm_group_drain(self, g, NULL, 0);
 }
 
-static void tm_group_take(void *const *list, bool exclusive, uintptr_t pc)
+/* Gives slot i's group up now and frees the slot (inlined into tm_group_give, which calls it
+ * for each tm_group_unlock). */
+static inline __attribute__((always_inline)) void tm_group_release_now(tm_tx *tx, int i)
+{
+    tm_ext_state *e = &tx->ext;
+    tm_group_state *g = atomic_load_explicit(&e->gslot[i], memory_order_relaxed);
+    if (e->gexcl[i]) {
+        atomic_store_explicit(&e->gslot[i], NULL, memory_order_relaxed);
+        if (TM_UNLIKELY(tm_stats_on) && e->gsince[i])
+            tm_stats_group_held(tx, e->gsite[i], tm_stats_now() - e->gsince[i]);
+        e->gsince[i] = 0;
+        tm_group_unlock_one(g);
+    } else {
+        /* release: the transaction that ran in the group happens-before the writer that sees
+         * the slot empty (its acquire load in tm_group_drain). */
+        atomic_store_explicit(&e->gslot[i], NULL, memory_order_release);
+    }
+    tm_group_free(e, i);
+}
+
+void tm_group_release(tm_tx *tx, int i)
+{
+    tm_group_release_now(tx, i);
+}
+
+/* A lock call that steps back (tm_group_drain) gives up what it took, k down to 0 (taken[j]: the
+ * slot it took for gs[j], or -1 where it nested), and waits until the irrevocable transaction
+ * that waits for one of `fresh` is in. */
+static void tm_group_back_out(tm_tx *tx, tm_group_state **gs, const int *taken, int k,
+                              tm_group_state *const *fresh, int nf)
+{
+    tm_ext_state *e = &tx->ext;
+    for (int j = k; j >= 0; j--) {
+        if (taken[j] < 0) {
+            e->gdepth[tm_group_find(e, gs[j])]--;
+            continue;
+        }
+        atomic_store_explicit(&e->gslot[taken[j]], NULL, memory_order_relaxed);
+        tm_group_unlock_one(gs[j]);
+        tm_group_free(e, taken[j]);
+    }
+    while (tm_group_irrevocable_waiter(tx, fresh, nf)) {
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void tm_group_take(void *const *list, bool exclusive, uintptr_t pc, uintptr_t frame)
 {
     const char *op = exclusive ? "tm_group_lock" : "tm_group_enter";
-    tm_tx *tx = tm_group_caller(op);
+    tm_tx *tx = tm_self();
+    if (TM_UNLIKELY(tx->nesting)) {
+        tm_group_take_tx(tx, list, exclusive, pc, frame);
+        return;
+    }
     tm_ext_state *e = &tx->ext;
-    tm_group_state *gs[TM_GROUPS_HELD];
-    int n = tm_group_sort(list, gs);
+    tm_group_state *gs[TM_GROUPS_HELD], *fresh[TM_GROUPS_HELD];
+    int taken[TM_GROUPS_HELD];
+    int n = tm_group_sort(list, gs), nf;
     uint64_t t0 = TM_UNLIKELY(tm_stats_on) ? tm_stats_now() : 0;
+again:
+    nf = 0;
     for (int k = 0; k < n; k++) {
         int i = tm_group_find(e, gs[k]);
+        taken[k] = -1;
         if (i >= 0) { /* nested */
             if (exclusive && !e->gexcl[i])
                 tm_fatal("tm_group_lock: group %p is held in shared mode by this thread (from "
@@ -140,17 +167,24 @@ static void tm_group_take(void *const *list, bool exclusive, uintptr_t pc)
             continue;
         }
         i = tm_group_free_slot(e, gs[k], op);
-        if (exclusive) {
-            tm_group_lock_one(tx, gs[k]);
-            /* relaxed: the slot of an exclusive holder is only for its own bookkeeping
-             * (writers skip their own descriptor and the state word excludes the others). */
-            atomic_store_explicit(&e->gslot[i], gs[k], memory_order_relaxed);
-        } else {
-            tm_group_enter_one(e, i, gs[k]);
-        }
+        taken[k] = i;
         e->gexcl[i] = exclusive;
         e->gdepth[i] = 1;
         e->gsite[i] = pc;
+        if (!exclusive) {
+            tm_group_enter_one(e, i, gs[k]);
+            continue;
+        }
+        tm_group_set_held(tx, gs[k]);
+        /* relaxed: the slot of an exclusive holder is only for its own bookkeeping (writers
+         * skip their own descriptor and the state word excludes the others) and a hint for an
+         * irrevocable waiter's deadlock check. */
+        atomic_store_explicit(&e->gslot[i], gs[k], memory_order_relaxed);
+        fresh[nf++] = gs[k];
+        if (!tm_group_drain(tx, gs[k], fresh, nf)) {
+            tm_group_back_out(tx, gs, taken, k, fresh, nf);
+            goto again;
+        }
     }
     if (TM_UNLIKELY(tm_stats_on)) {
         uint64_t t1 = tm_stats_now();
@@ -164,7 +198,11 @@ static void tm_group_take(void *const *list, bool exclusive, uintptr_t pc)
 static void tm_group_give(void *const *list, bool exclusive)
 {
     const char *op = exclusive ? "tm_group_unlock" : "tm_group_exit";
-    tm_tx *tx = tm_group_caller(op);
+    tm_tx *tx = tm_self();
+    if (TM_UNLIKELY(tx->nesting)) {
+        tm_group_give_tx(tx, list, exclusive);
+        return;
+    }
     tm_ext_state *e = &tx->ext;
     tm_group_state *gs[TM_GROUPS_HELD];
     int n = tm_group_sort(list, gs);
@@ -175,20 +213,8 @@ static void tm_group_give(void *const *list, bool exclusive)
         if (e->gexcl[i] != exclusive && e->gdepth[i] == 1)
             tm_fatal("%s: group %p was taken by %s", op, (void *)gs[k],
                      e->gexcl[i] ? "tm_group_lock" : "tm_group_enter");
-        if (--e->gdepth[i])
-            continue;
-        if (e->gexcl[i]) {
-            atomic_store_explicit(&e->gslot[i], NULL, memory_order_relaxed);
-            if (TM_UNLIKELY(tm_stats_on) && e->gsince[i])
-                tm_stats_group_held(tx, e->gsite[i], tm_stats_now() - e->gsince[i]);
-            e->gsince[i] = 0;
-            tm_group_unlock_one(gs[k]);
-        } else {
-            /* release: the transaction that ran in the group happens-before the writer that
-             * sees the slot empty (its acquire load in tm_group_lock_one). */
-            atomic_store_explicit(&e->gslot[i], NULL, memory_order_release);
-        }
-        tm_group_free(e, i);
+        if (--e->gdepth[i] == 0)
+            tm_group_release_now(tx, i);
     }
 }
 
@@ -202,14 +228,15 @@ TM_EXPORT void tmkit_group_enter(void *const *groups)
     tm_tx *tx = tm_self();
     tm_ext_state *e = &tx->ext;
     if (TM_LIKELY(groups[0] && !groups[1] && !e->gheld && !tx->nesting && !tm_stats_on)) {
-        tm_group_enter_one(e, 0, groups[0]);
+        if (TM_UNLIKELY(!tm_group_publish(e, 0, groups[0])))
+            tm_group_enter_one(e, 0, groups[0]); /* a writer holds it: wait */
         e->gexcl[0] = false;
         e->gdepth[0] = 1;
         e->gheld = 1;
         e->gmax = (uintptr_t)groups[0];
         return;
     }
-    tm_group_take(groups, false, TM_GROUP_CALLER);
+    tm_group_take(groups, false, TM_GROUP_CALLER, 0); /* an enter never goes irrevocable */
 }
 
 TM_EXPORT void tmkit_group_exit(void *const *groups)
@@ -229,9 +256,11 @@ TM_EXPORT void tmkit_group_exit(void *const *groups)
     tm_group_give(groups, false);
 }
 
+/* A lock inside a transaction may switch it to irrevocable, whose write-back must skip the
+ * runtime's own frames: everything below this function's canonical frame address. */
 TM_EXPORT void tmkit_group_lock(void *const *groups)
 {
-    tm_group_take(groups, true, TM_GROUP_CALLER);
+    tm_group_take(groups, true, TM_GROUP_CALLER, (uintptr_t)__builtin_dwarf_cfa());
 }
 
 TM_EXPORT void tmkit_group_unlock(void *const *groups)

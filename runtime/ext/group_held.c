@@ -1,6 +1,7 @@
 /* Lock groups (group.c): the groups a thread holds, in its descriptor (ext.gslot, which
- * writers scan, and the owner's depth, mode and statistics per slot), the one order of groups,
- * and what happens to a thread's groups when it ends or the process forks. */
+ * writers scan, and the owner's depth, mode, end-of-transaction mark and statistics per slot),
+ * the one order of groups, and what happens to a thread's groups when it ends or the process
+ * forks. */
 #include "group_impl.h"
 
 /* The list a call names: sorted by address, NULLs and repeats dropped. */
@@ -30,36 +31,45 @@ int tm_group_find(tm_ext_state *e, tm_group_state *g)
     if (!e->gheld)
         return -1;
     for (int i = 0; i < TM_GROUPS_HELD; i++)
-        if (e->gdepth[i] && atomic_load_explicit(&e->gslot[i], memory_order_relaxed) == g)
+        if (tm_group_used(e, i) && atomic_load_explicit(&e->gslot[i], memory_order_relaxed) == g)
             return i;
     return -1;
 }
 
-/* A free slot for g; the order check: nothing new may sort below a group already held. */
-int tm_group_free_slot(tm_ext_state *e, tm_group_state *g, const char *op)
+/* The order check: nothing new may sort below a group the thread held before (inside a
+ * transaction: before the transaction began; gmax leaves out the groups taken inside it). */
+void tm_group_order_check(tm_ext_state *e, tm_group_state *g, const char *op)
 {
-    if (TM_UNLIKELY(e->gheld && e->gmax > (uintptr_t)g))
+    if (TM_UNLIKELY(e->gmax > (uintptr_t)g))
         tm_fatal("%s: group %p is taken after group %p, against the one order of groups "
                  "(their addresses): take them in one call, or leave the later one first",
                  op, (void *)g, (void *)e->gmax);
     if (TM_UNLIKELY(e->gheld == TM_GROUPS_HELD))
         tm_fatal("%s: a thread may hold at most %d groups", op, TM_GROUPS_HELD);
+}
+
+/* A free slot for g, outside a transaction, after the order check. */
+int tm_group_free_slot(tm_ext_state *e, tm_group_state *g, const char *op)
+{
+    tm_group_order_check(e, g, op);
     int i = 0;
-    while (e->gdepth[i])
+    while (tm_group_used(e, i))
         i++;
     e->gheld++;
     e->gmax = (uintptr_t)g;
     return i;
 }
 
-/* Slot i is free again. */
+/* Slot i is free again; gmax is the highest of the groups held but those taken inside the
+ * running transaction. */
 void tm_group_free(tm_ext_state *e, int i)
 {
     e->gdepth[i] = 0;
+    e->gend[i] = 0;
     e->gmax = 0;
     if (--e->gheld)
         for (int k = 0; k < TM_GROUPS_HELD; k++)
-            if (e->gdepth[k]) {
+            if (tm_group_used(e, k) && !(e->gend[k] & TM_GEND_NEW)) {
                 uintptr_t a = (uintptr_t)atomic_load_explicit(&e->gslot[k], memory_order_relaxed);
                 e->gmax = a > e->gmax ? a : e->gmax;
             }
@@ -71,16 +81,19 @@ void tm_groups_thread_exit(tm_tx *tx)
 {
     tm_ext_state *e = &tx->ext;
     for (int i = 0; i < TM_GROUPS_HELD; i++) {
-        if (!e->gdepth[i])
+        if (!tm_group_used(e, i))
             continue;
         tm_group_state *g = atomic_load_explicit(&e->gslot[i], memory_order_relaxed);
         atomic_store_explicit(&e->gslot[i], NULL, memory_order_release);
         if (e->gexcl[i])
             tm_group_unlock_one(g);
         e->gdepth[i] = 0;
+        e->gend[i] = 0;
     }
     e->gheld = 0;
     e->gmax = 0;
+    e->gcommit = false;
+    atomic_store_explicit(&e->gblocked, NULL, memory_order_relaxed);
 }
 
 /* fork(): the child has only the forking thread; the others' shared holds are gone with them
@@ -91,7 +104,7 @@ void tm_groups_fork_child(tm_tx *self)
         if (t == self)
             continue;
         for (int i = 0; i < TM_GROUPS_HELD; i++) {
-            if (t->ext.gdepth[i] && !t->ext.gexcl[i]) {
+            if (tm_group_used(&t->ext, i) && !t->ext.gexcl[i]) {
                 atomic_store_explicit(&t->ext.gslot[i], NULL, memory_order_relaxed);
                 tm_group_free(&t->ext, i);
             }

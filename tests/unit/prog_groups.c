@@ -1,5 +1,13 @@
 /* Lock groups' refusals and bookkeeping (test_groups.sh), one case per argument:
- *   inside   tm_group_enter inside a transaction: refused
+ *   inside   tm_group_enter/exit inside a relaxed transaction: they compose (group_tx.c)
+ *   inside-order    inside a transaction, a group below one taken before it: refused
+ *   inside-upgrade  tm_group_lock inside a transaction of a group entered before it: refused
+ *   inside-notheld  tm_group_exit inside a transaction of a group not held: refused
+ *   deadlock        an irrevocable transaction waits for a group whose holder then begins a
+ *                   transaction: stopped with a message (about a second later), not a hang
+ *   deadlock-held   an irrevocable transaction holding g[1] waits for g[0], whose holder then
+ *                   locks g[1]: stopped with a message
+ *   profile-tx      one thread enters and locks groups inside transactions from known lines
  *   order    a second call takes a group below one held: refused
  *   upgrade  tm_group_lock of a group held in shared mode: refused
  *   notheld  tm_group_exit of a group not held: refused
@@ -60,6 +68,69 @@ static void *profile_worker(void *arg)
     return NULL;
 }
 
+/* A hybrid section whose calls the advisor leaves inside its callers' transactions. */
+__attribute__((transaction_safe, noinline)) static void tx_section(void)
+{
+    tm_group_enter(&g[0]); /* PROFILE-TX-ENTER */
+    data++;
+    tm_group_exit(&g[0]);
+}
+
+static void profile_tx(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        __transaction_atomic { tx_section(); }
+        if (i % 100 == 0) {
+            __transaction_relaxed {
+                tm_group_lock(&g[1]); /* PROFILE-TX-LOCK */
+                data++;
+                if (data < 0)
+                    usleep(1); /* an unsafe call on one path: not irrevocable from the start */
+                tm_group_unlock(&g[1]);
+            }
+        }
+    }
+}
+
+/* The holder of g[0] for the deadlock cases: it takes g[0], lets the main thread wait for it
+ * in an irrevocable transaction, then begins a transaction (or locks g[1]) while holding it. */
+static volatile int locked;
+
+static void *deadlock_holder(void *arg)
+{
+    tm_group_lock(&g[0]);
+    __atomic_store_n(&locked, 1, __ATOMIC_RELEASE);
+    usleep(100000); /* the main thread is waiting by now */
+    if (arg) {
+        tm_group_lock(&g[1]); /* held by the waiting transaction */
+        tm_group_unlock(&g[1]);
+    } else {
+        __transaction_atomic { data++; }
+    }
+    tm_group_unlock(&g[0]);
+    return NULL;
+}
+
+static void deadlock(int held)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, deadlock_holder, (void *)(intptr_t)held))
+        exit(3);
+    while (!__atomic_load_n(&locked, __ATOMIC_ACQUIRE))
+        usleep(1000);
+    __transaction_relaxed {
+        usleep(1); /* unsafe: irrevocable from here */
+        if (held)
+            tm_group_enter(&g[1]);
+        tm_group_enter(&g[0]);
+        data++;
+        tm_group_exit(&g[0]);
+        if (held)
+            tm_group_exit(&g[1]);
+    }
+    pthread_join(t, NULL);
+}
+
 static int stop_readers;
 
 static void *reader_loop(void *arg)
@@ -116,7 +187,35 @@ int main(int argc, char **argv)
         __transaction_relaxed {
             tm_group_enter(&g[0]);
             data++;
+            tm_group_exit(&g[0]);
         }
+        tm_group_lock(&g[0]); /* given back at the commit */
+        tm_group_unlock(&g[0]);
+    } else if (!strcmp(c, "inside-order")) {
+        tm_group_lock(&g[1]);
+        __transaction_atomic {
+            tm_group_enter(&g[0]);
+            data++;
+            tm_group_exit(&g[0]);
+        }
+    } else if (!strcmp(c, "inside-upgrade")) {
+        tm_group_enter(&g[0]);
+        __transaction_relaxed {
+            tm_group_lock(&g[0]);
+            data++;
+            tm_group_unlock(&g[0]);
+        }
+    } else if (!strcmp(c, "inside-notheld")) {
+        __transaction_atomic {
+            tm_group_exit(&g[0]);
+            data++;
+        }
+    } else if (!strcmp(c, "deadlock") || !strcmp(c, "deadlock-held")) {
+        deadlock(!strcmp(c, "deadlock-held"));
+    } else if (!strcmp(c, "profile-tx")) {
+        profile_tx();
+        if (data != 1010)
+            return 4;
     } else if (!strcmp(c, "order")) {
         tm_group_enter(&g[1]);
         tm_group_enter(&g[0]);
@@ -171,7 +270,9 @@ int main(int argc, char **argv)
         if (rc)
             return rc;
     } else {
-        fprintf(stderr, "usage: prog_groups inside|order|upgrade|notheld|mode|exits|fork|profile|starve\n");
+        fprintf(stderr, "usage: prog_groups inside|inside-order|inside-upgrade|inside-notheld|deadlock|"
+                        "deadlock-held|profile-tx|order|upgrade|notheld|mode|exits|fork|profile|"
+                        "starve\n");
         return 2;
     }
     puts("ok");

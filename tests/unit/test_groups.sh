@@ -1,8 +1,10 @@
 #!/bin/sh
-# Lock groups (runtime/ext/group.c): a precise message for each misuse, groups given up by
+# Lock groups (runtime/ext/group*.c): a precise message for each misuse, groups given up by
 # threads that end holding them and absent from a forked child, the same with membarrier failing (both sides then fence), a
-# writer not starved by readers that always hold the group, and
-# the profile's counts at the calls' sites, shown by `tmkit report`.
+# writer not starved by readers that always hold the group, calls inside transactions
+# (composed: group_tx.c) and their refusals, a deadlock of an irrevocable transaction stopped
+# with a message instead of a hang, and the profile's counts at the calls' sites (outside and
+# inside transactions), shown by `tmkit report`.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
 P=$BUILD/tests/unit_prog_groups
@@ -10,7 +12,21 @@ refused() { # refused CASE MESSAGE-PATTERN
     ERR=$("$P" "$1" 2>&1 >/dev/null) && fail "$1: not refused"
     echo "$ERR" | grep -q "^tmkit: .*$2" || fail "$1: unexpected message: $ERR"
 }
-refused inside "tm_group_enter inside a transaction: take lock groups before the transaction begins"
+expect_rc 0 "$P" inside
+refused inside-order "tm_group_enter: group 0x[0-9a-f]* is taken after group 0x[0-9a-f]*, against the one order"
+refused inside-upgrade "tm_group_lock inside a transaction: group 0x[0-9a-f]* is held in shared mode by this thread"
+refused inside-notheld "tm_group_exit: group 0x[0-9a-f]* is not held by this thread"
+# an irrevocable transaction waiting for a group whose holder begins a transaction (or waits for
+# a group the transaction holds): a message about a second later, under every algorithm (the
+# timeout is the hang it replaces)
+for algo in $ALGOS; do
+    ERR=$(TMKIT_ALGO=$algo timeout 20 "$P" deadlock 2>&1 >/dev/null) && fail "deadlock ($algo): not stopped"
+    echo "$ERR" | grep -q "^tmkit: tm_group_enter inside a transaction that can no longer roll back (irrevocable): group 0x[0-9a-f]* is held by a thread that is beginning a transaction" ||
+        fail "deadlock ($algo): unexpected message: $ERR"
+done
+ERR=$(timeout 20 "$P" deadlock-held 2>&1 >/dev/null) && fail "deadlock-held: not stopped"
+echo "$ERR" | grep -q "^tmkit: tm_group_enter inside a transaction that can no longer roll back (irrevocable): group 0x[0-9a-f]* is held by a thread that waits for group 0x[0-9a-f]*, which this transaction holds" ||
+    fail "deadlock-held: unexpected message: $ERR"
 refused order "tm_group_enter: group 0x[0-9a-f]* is taken after group 0x[0-9a-f]*, against the one order"
 refused upgrade "tm_group_lock: group 0x[0-9a-f]* is held in shared mode by this thread"
 refused notheld "tm_group_exit: group 0x[0-9a-f]* is not held by this thread"
@@ -44,6 +60,15 @@ assert sum(s["group_enters"] for s in enters) == 4000, enters
 assert sum(s["group_locks"] for s in locks) == 40, locks
 assert all(s["cycles_group_held"] > 0 for s in locks), locks
 PY
+# inside transactions: one thread, so every call counts once (no attempt rolls back)
+expect_rc 0 env TMKIT_STATS="$d/t.json" "$P" profile-tx
+tx_enter_line=$(grep -n "PROFILE-TX-ENTER" "$src" | cut -d: -f1)
+tx_lock_line=$(grep -n "PROFILE-TX-LOCK" "$src" | cut -d: -f1)
+out=$("$ROOT/bin/tmkit" report "$d/t.json")
+echo "$out" | grep -q "prog_groups.c:$tx_enter_line.*groups 1000 shared" ||
+    fail "tmkit report does not show the entries inside transactions at line $tx_enter_line: $out"
+echo "$out" | grep -q "prog_groups.c:$tx_lock_line.*groups 10 exclusive" ||
+    fail "tmkit report does not show the locks inside transactions at line $tx_lock_line: $out"
 out=$("$ROOT/bin/tmkit" report "$d/g.json")
 echo "$out" | grep -q "prog_groups.c:$lock_line.*groups 40 exclusive" ||
     fail "tmkit report does not show the exclusive group holds at line $lock_line: $out"
