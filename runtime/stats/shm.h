@@ -26,7 +26,7 @@
 #include "stats.h"
 
 #define TM_SHM_MAGIC 0x316d73746b6d74ull /* "tmktsm1" */
-#define TM_SHM_VERSION 3 /* 2: tm_site.fast; 3: tm_site.fast_serial */
+#define TM_SHM_VERSION 4 /* 2: tm_site.fast; 3: tm_site.fast_serial; 4: gcc_irrevocable, build ids */
 #define TM_SHM_BLOCKS 128  /* threads counting at once, over all processes */
 #define TM_SHM_OBJECTS 64  /* executables and shared objects containing sites */
 #define TM_SHM_PATH 256
@@ -51,6 +51,7 @@ typedef struct tm_shm_segment {
     _Atomic uint32_t n_objects;      /* published with release after the path is written */
     _Atomic uint64_t generation;     /* bumped at each (re)initialization */
     char objects[TM_SHM_OBJECTS][TM_SHM_PATH];
+    char object_build_ids[TM_SHM_OBJECTS][TM_STATS_BUILD_ID_HEX]; /* hex, "" if none */
     tm_shm_block archive;            /* counts of dead processes whose blocks were recycled */
     tm_shm_block block[TM_SHM_BLOCKS];
 } tm_shm_segment;

@@ -88,13 +88,20 @@ static void sd_str(const char *s)
     putchar('"');
 }
 
-static void sd_addr(const tm_shm_segment *g, const char *key, uint32_t obj, uint64_t off)
+/* As the at-exit profile (stats_report.c: tm_json_addr), the build id with the site's only. */
+static void sd_addr(const tm_shm_segment *g, const char *key, uint32_t obj, uint64_t off,
+                    bool build_id)
 {
     printf("\"%s\": \"0x%llx\"", key, (unsigned long long)off);
     if (obj < atomic_load_explicit(&g->n_objects, memory_order_acquire)) {
         printf(", \"%s_object\": ", key);
         sd_str(g->objects[obj]);
         printf(", \"%s_offset\": \"0x%llx\"", key, (unsigned long long)off);
+        const char *id = g->object_build_ids[obj];
+        if (build_id && id[0] && strnlen(id, TM_STATS_BUILD_ID_HEX) < TM_STATS_BUILD_ID_HEX) {
+            printf(", \"%s_build_id\": ", key);
+            sd_str(id);
+        }
     }
 }
 
@@ -189,10 +196,10 @@ static int sd_dump(const char *name)
         if (s->pc == 1)
             printf("\"site\": \"0x1\"");
         else
-            sd_addr(g, "site", s->obj, s->off);
+            sd_addr(g, "site", s->obj, s->off, true);
         if (s->irrev_pc) {
             printf(", ");
-            sd_addr(g, "irrevocable_call", s->irrev_obj, s->irrev_off);
+            sd_addr(g, "irrevocable_call", s->irrev_obj, s->irrev_off, false);
         }
         for (int k = 0; k < TM_STAT_N; k++)
             printf(", \"%s\": %llu", sd_names[k], (unsigned long long)s->c[k]);

@@ -42,7 +42,7 @@ static void tm_stats_key(uintptr_t pc, uint32_t *obj, uint64_t *off)
     *obj = TM_STATS_NO_OBJ;
     *off = pc;
     if (pc > 1 && dladdr((void *)pc, &info) && info.dli_fname) {
-        *obj = tm_stats_shm_object(info.dli_fname);
+        *obj = tm_stats_shm_object(info.dli_fname, pc);
         *off = pc - (uintptr_t)info.dli_fbase;
     }
 }
@@ -88,6 +88,13 @@ void tm_stats_attempt_slow(tm_tx *tx, bool serial, bool counted)
 {
     tm_site *s = tm_stats_cached_site(tx, (uintptr_t)tx->jb0.pc);
     tx->stats_site = s;
+    /* Every site's first attempt in this table comes here (its countdown starts at 0), with its
+     * properties in tx->prop: before it is counted, mark a site GCC starts irrevocable
+     * (tm_site.gcc_irrevocable). Relaxed: only readers of the shared segment read it
+     * concurrently (tm_site_add says what one that misses it does). */
+    if (TM_UNLIKELY(s->t_stride == 0) && s != &tx->stats->other &&
+        tm_prop_gcc_irrevocable(tx->prop))
+        __atomic_store_n(&s->gcc_irrevocable, 1u, __ATOMIC_RELAXED);
     s->c[TM_STAT_starts]++;
     if (serial)
         s->c[TM_STAT_serial_attempts]++;

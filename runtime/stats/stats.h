@@ -28,6 +28,8 @@
     X(irrevocable_switches, "switches to serial-irrevocable in the middle of an attempt")     \
     X(uninstrumented_attempts, "attempts that ran GCC's uninstrumented code, alone (bias or "  \
                                "serial lock): unsafe calls in them needed no switch")         \
+    X(gcc_irrevocable_starts, "attempts of a transaction GCC compiled to start irrevocable "  \
+                              "(an unsafe call on every path)")                               \
     X(read_set_sum, "entries in the read set, summed over committed transactions")            \
     X(write_set_sum, "entries in the write set or undo log, summed over committed ones")      \
     X(read_set_max, "largest read set of a committed transaction")                            \
@@ -81,6 +83,14 @@ typedef struct tm_site {
     int32_t t_left;    /* attempts until the next timed one */
     uint32_t t_stride; /* attempts the current sample stands for (its weight) */
     uint64_t t_avg;    /* moving average of the timed attempts' cycles */
+    /* GCC compiled this site to start irrevocable (tm_prop_gcc_irrevocable): set by the site's
+     * first attempt in this table (tm_stats_attempt_slow, where every new site's first attempt
+     * goes), never on the "other sites" pseudo-site, whose attempts are of many sites. Every
+     * attempt of such a site starts irrevocable, so its gcc_irrevocable_starts are its starts:
+     * tm_site_add reports them so, and nothing is counted on the paths that count attempts
+     * (checkpoint.S's batches included). A site that tm_site_add fills (a merged one, the
+     * shared segment's archive) holds the count itself and leaves this 0. */
+    uint32_t gcc_irrevocable;
 } tm_site;
 
 /* abi/checkpoint.S counts whole attempts outside the batch into the site (core/tx_layout.h). */
@@ -110,15 +120,23 @@ typedef struct tm_site_table {
  * and tmkit-shmdump alike. */
 static inline void tm_site_add(tm_site *d, const tm_site *s)
 {
+    uint64_t starts = 0;
     for (int k = 0; k < TM_STAT_N; k++) {
         uint64_t v = __atomic_load_n(&s->c[k], __ATOMIC_RELAXED);
         bool is_max = k == TM_STAT_read_set_max || k == TM_STAT_write_set_max;
         d->c[k] = is_max ? (d->c[k] > v ? d->c[k] : v) : d->c[k] + v;
+        if (k == TM_STAT_starts)
+            starts = v;
     }
     for (int k = 0; k < TM_RETRY_BUCKETS; k++)
         d->retries[k] += __atomic_load_n(&s->retries[k], __ATOMIC_RELAXED);
     uint64_t f = __atomic_load_n(&s->fast, __ATOMIC_RELAXED);
     uint64_t fs = __atomic_load_n(&s->fast_serial, __ATOMIC_RELAXED);
+    /* Relaxed: the flag is written once, by the site's first attempt before it counts itself; a
+     * reader of the shared segment that misses it counts none of the site's starts as GCC's in
+     * that reading, and the next reading all of them. */
+    if (__atomic_load_n(&s->gcc_irrevocable, __ATOMIC_RELAXED))
+        d->c[TM_STAT_gcc_irrevocable_starts] += starts + f + fs;
     d->c[TM_STAT_starts] += f + fs;
     d->c[TM_STAT_commits] += f + fs;
     d->c[TM_STAT_uninstrumented_attempts] += f + fs;
@@ -129,6 +147,15 @@ static inline void tm_site_add(tm_site *d, const tm_site *s)
         d->irrev_obj = s->irrev_obj;
         d->irrev_off = s->irrev_off;
     }
+}
+
+/* GCC compiled the transaction to start irrevocable: it has no instrumented code, or says it
+ * always goes irrevocable (an unsafe call on every path). core/begin.c runs such an attempt
+ * serially (or alone, under the bias) from its start; nothing calls _ITM_changeTransactionMode,
+ * so irrev_pc stays empty and `tmkit report` finds the call in the binary instead. */
+static inline bool tm_prop_gcc_irrevocable(uint32_t prop)
+{
+    return (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode);
 }
 
 TM_HIDDEN void tm_stats_attempt_slow(tm_tx *tx, bool serial, bool counted);
@@ -145,7 +172,11 @@ TM_HIDDEN void tm_stats_group_held(tm_tx *tx, uintptr_t pc, uint64_t cycles);
 /* Shared-memory mode (TMKIT_STATS_SHM, stats_shm.c). */
 TM_HIDDEN void tm_stats_shm_configure(const char *name);
 TM_HIDDEN tm_site_table *tm_stats_shm_table(void);  /* NULL when none is free */
-TM_HIDDEN uint32_t tm_stats_shm_object(const char *path);
+TM_HIDDEN uint32_t tm_stats_shm_object(const char *path, uintptr_t pc);
+/* The GNU build id of the loaded object containing pc, in hex ("" if it has none): the report
+ * tells a profile's binary from a rebuilt one by it (stats_report.c). */
+#define TM_STATS_BUILD_ID_HEX 65 /* up to 32 bytes, as hex, and the terminating 0 */
+TM_HIDDEN void tm_stats_build_id(uintptr_t pc, char out[TM_STATS_BUILD_ID_HEX]);
 TM_HIDDEN void tm_stats_shm_exit(void);
 TM_HIDDEN void tm_stats_shm_fork_child(void);
 extern bool tm_stats_shm_on TM_HIDDEN;

@@ -23,6 +23,9 @@ uint32_t tm_begin_biased_stats(uint32_t prop, tm_tx *tx)
 TM_HIDDEN uint32_t tm_begin_serial_stats(uint32_t prop, tm_tx *tx);
 uint32_t tm_begin_serial_stats(uint32_t prop, tm_tx *tx)
 {
+    /* checkpoint.S stores the properties when it takes the lock, after this count: a new site's
+     * first attempt reads them (tm_stats_attempt_slow: does GCC start it irrevocable?). */
+    tx->prop = prop;
     tm_stats_attempt_whole(tx, true);
     tm_stats_whole_maybe_load(tx, true);
     uint32_t a = tm_begin_serial_counted(prop, tx);

@@ -3,10 +3,13 @@
  *   TMKIT_STATS=-          a readable table on stderr
  * Sites are given as code addresses plus the object (executable or shared library) and the
  * offset inside it, so tools map them to function and file:line with the object's debug
- * information (PIE and shared objects included). Nothing here can block exit for long: the
- * merge takes one mutex held only for list insertions. */
+ * information (PIE and shared objects included), and the object's build id, by which they tell
+ * a rebuilt object from the one that ran (also the shared segment's: stats_shm.c). Nothing here
+ * can block exit for long: the merge takes one mutex held only for list insertions. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +72,58 @@ void tm_stats_configure(const char *dest)
     tm_stats_on = true;
 }
 
-static void tm_json_addr(FILE *f, const char *key, uintptr_t pc)
+/* The build id search of tm_stats_build_id: the object whose loaded segments hold pc. */
+struct tm_build_id_query {
+    uintptr_t pc;
+    char *out;
+};
+
+static int tm_build_id_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct tm_build_id_query *q = arg;
+    bool holds = false;
+    for (int i = 0; i < info->dlpi_phnum && !holds; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        holds = ph->p_type == PT_LOAD && q->pc >= lo && q->pc - lo < ph->p_memsz;
+    }
+    if (!holds)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) { /* notes: header, name, desc, each 4-aligned */
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            const char *name = p + sizeof *n;
+            const unsigned char *desc = (const unsigned char *)name + ((n->n_namesz + 3) & ~3u);
+            if ((const char *)desc + n->n_descsz > end)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+                n->n_descsz <= (TM_STATS_BUILD_ID_HEX - 1) / 2) {
+                for (unsigned k = 0; k < n->n_descsz; k++)
+                    snprintf(q->out + 2 * k, 3, "%02x", desc[k]);
+                return 1;
+            }
+            p = (const char *)desc + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+    return 1; /* the object of pc, without a build id */
+}
+
+void tm_stats_build_id(uintptr_t pc, char out[TM_STATS_BUILD_ID_HEX])
+{
+    out[0] = 0;
+    struct tm_build_id_query q = {pc, out};
+    if (pc > 1)
+        dl_iterate_phdr(tm_build_id_object, &q);
+}
+
+/* An address as "key", and, when it is inside a loaded object, "key_object" and "key_offset"
+ * (and with build_id, "key_build_id" if the object has one). */
+static void tm_json_addr(FILE *f, const char *key, uintptr_t pc, bool build_id)
 {
     Dl_info info;
     fprintf(f, "\"%s\": \"0x%lx\"", key, (unsigned long)pc);
@@ -79,6 +133,9 @@ static void tm_json_addr(FILE *f, const char *key, uintptr_t pc)
             fprintf(f, (*p == '"' || *p == '\\') ? "\\%c" : "%c", *p);
         fprintf(f, "\", \"%s_offset\": \"0x%lx\"", key,
                 (unsigned long)(pc - (uintptr_t)info.dli_fbase));
+        char id[TM_STATS_BUILD_ID_HEX];
+        if (build_id && (tm_stats_build_id(pc, id), id[0]))
+            fprintf(f, ", \"%s_build_id\": \"%s\"", key, id);
     }
 }
 
@@ -122,10 +179,10 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
     for (size_t i = 0; i < n; i++) {
         const tm_site *s = &sites[i];
         fprintf(f, "%s\n    {", i ? "," : "");
-        tm_json_addr(f, "site", s->pc);
+        tm_json_addr(f, "site", s->pc, true);
         if (s->irrev_pc) {
             fprintf(f, ", ");
-            tm_json_addr(f, "irrevocable_call", s->irrev_pc);
+            tm_json_addr(f, "irrevocable_call", s->irrev_pc, false);
         }
         for (int k = 0; k < TM_STAT_N; k++)
             fprintf(f, ", \"%s\": %llu", tm_stat_names[k], (unsigned long long)s->c[k]);
@@ -140,8 +197,8 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
 static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double tsc_hz)
 {
     fprintf(f, "tmkit statistics (%s, %zu sites)\n", tm_config.algo->name, n);
-    fprintf(f, "%-36s %10s %10s %8s %8s %8s %8s %8s %8s %10s\n", "site", "starts", "commits",
-            "rd-conf", "wr-conf", "valid", "cancel", "serial", "irrev", "us/commit");
+    fprintf(f, "%-36s %10s %10s %8s %8s %8s %8s %8s %8s %8s %10s\n", "site", "starts", "commits",
+            "rd-conf", "wr-conf", "valid", "cancel", "serial", "irrev", "gcc-irr", "us/commit");
     for (size_t i = 0; i < n; i++) {
         const tm_site *s = &sites[i];
         char where[64] = "(other sites)";
@@ -154,14 +211,15 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
         double us = s->c[TM_STAT_commits] && tsc_hz > 0
                         ? s->c[TM_STAT_cycles_committed] / tsc_hz * 1e6 / s->c[TM_STAT_commits]
                         : 0;
-        fprintf(f, "%-36s %10llu %10llu %8llu %8llu %8llu %8llu %8llu %8llu %10.3f\n", where,
+        fprintf(f, "%-36s %10llu %10llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %10.3f\n", where,
                 (unsigned long long)s->c[TM_STAT_starts], (unsigned long long)s->c[TM_STAT_commits],
                 (unsigned long long)s->c[TM_STAT_abort_read_conflict],
                 (unsigned long long)s->c[TM_STAT_abort_write_conflict],
                 (unsigned long long)s->c[TM_STAT_abort_validation],
                 (unsigned long long)s->c[TM_STAT_abort_cancel],
                 (unsigned long long)(s->c[TM_STAT_serial_attempts] + s->c[TM_STAT_abort_serial]),
-                (unsigned long long)s->c[TM_STAT_irrevocable_switches], us);
+                (unsigned long long)s->c[TM_STAT_irrevocable_switches],
+                (unsigned long long)s->c[TM_STAT_gcc_irrevocable_starts], us);
     }
     if (tm_config.algo->managed) {
         fprintf(f, "adaptive epochs (~1.5 ms each) by mode:");

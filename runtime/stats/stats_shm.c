@@ -182,9 +182,14 @@ tm_site_table *tm_stats_shm_table(void)
     return got ? &got->table : NULL;
 }
 
-uint32_t tm_stats_shm_object(const char *path)
+/* The index of the object at path, which holds pc, in the segment's table (added with its build
+ * id if new), or TM_STATS_NO_OBJ when the table is full. */
+uint32_t tm_stats_shm_object(const char *path, uintptr_t pc)
 {
     uint32_t found = TM_STATS_NO_OBJ;
+    /* Outside the segment's lock: dl_iterate_phdr takes the loader's. */
+    char id[TM_STATS_BUILD_ID_HEX];
+    tm_stats_build_id(pc, id);
     tm_shm_lock();
     uint32_t n = atomic_load_explicit(&tm_shm->n_objects, memory_order_relaxed);
     for (uint32_t i = 0; i < n && found == TM_STATS_NO_OBJ; i++)
@@ -192,7 +197,8 @@ uint32_t tm_stats_shm_object(const char *path)
             found = i;
     if (found == TM_STATS_NO_OBJ && n < TM_SHM_OBJECTS) {
         snprintf(tm_shm->objects[n], TM_SHM_PATH, "%s", path);
-        /* release: a reader that sees the count sees the path. */
+        memcpy(tm_shm->object_build_ids[n], id, sizeof id);
+        /* release: a reader that sees the count sees the path and the build id. */
         atomic_store_explicit(&tm_shm->n_objects, n + 1, memory_order_release);
         found = n;
     }

@@ -15,12 +15,14 @@ _FUNC = re.compile(r"^(?P<func>.+) \((?P<loc>[^()]+:\d+)\)$")
 
 
 def by_name(prof, sym):
-    sym.site_names(prof["sites"])
+    sym.site_names(prof["sites"], prof.get("program"))
     acc = {}
     for s in prof["sites"]:
         a = acc.setdefault(s["name"], {"site": s["site"], "name": s["name"]})
         report.add_site(a, s, prof["counters"])
         a.setdefault("irrevocable_name", s.get("irrevocable_name", ""))
+        if s.get("gcc_irrevocable_name"):
+            a.setdefault("gcc_irrevocable_name", s["gcc_irrevocable_name"])
     hz = prof.get("tsc_hz") or 0
     return {name: report.row(s, hz) for name, s in acc.items()}
 
@@ -101,11 +103,16 @@ def reasons(r):
     return f"{r['aborts']}" + (f": {r['top']}" if r["top"] else "")
 
 
+def _calls(r):
+    """The "serialized by" cell of one side: GCC's call, then the run-time one."""
+    return "; ".join(c for c in (r.get("start_irrevocable", ""), r["irrevocable_call"]) if c)
+
+
 def why_cells(name, x, y):
     """Why and where for one matched site: aborts and their main reasons, the starts that ran
     serial (serial attempts + switches to irrevocable), the time lost in aborted attempts, and
-    the call that made it irrevocable (B's, else A's)."""
-    calls = [c for c in (y["irrevocable_call"], x["irrevocable_call"]) if c]
+    the call that made it irrevocable, at run time or by GCC from the start (B's, else A's)."""
+    calls = [c for c in (_calls(y), _calls(x)) if c]
     return [name, reasons(x), reasons(y), x["serial"], y["serial"], f"{x['wasted_ms']:.2f}",
             f"{y['wasted_ms']:.2f}", calls[0] if calls else ""]
 

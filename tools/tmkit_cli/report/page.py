@@ -113,7 +113,7 @@ SITE_HEAD = ["site", "starts", "commits", "abort %", "retried %", "max retries",
 
 
 def _site_cells(r):
-    extra = r["top"] + ("; serialized by " + r["irrevocable_call"] if r["irrevocable_call"] else "")
+    extra = r["top"] + ("; " + report.serializer(r) if report.serializer(r) else "")
     return [r["site"], r["starts"], r["commits"], f"{100 * r['abort_rate']:.1f}",
             f"{100 * r['retried']:.1f}", r["max_retries"], "%.1f/%d" % r["read"], "%.1f/%d" % r["write"],
             f"{r['inside_ms']:.2f}", f"{r['wasted_ms']:.2f}", f"{100 * r['lost']:.1f}", r["serial"],

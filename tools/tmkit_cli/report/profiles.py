@@ -4,7 +4,11 @@ comparison (compare.py), the HTML page (page.py) and the web-cache experiment us
 import glob
 import json
 import os
+import struct
 import subprocess
+
+from .elf import load_base
+from .gcc_irrevocable import StartCalls
 
 VERSION = 1
 REASONS = ["abort_read_conflict", "abort_write_conflict", "abort_validation", "abort_cancel",
@@ -40,10 +44,12 @@ def _in_tmkit_header(loc):
 
 class Symbolizer:
     """(object, offset) -> "function (file:line)", one addr2line per object, results cached (the
-    live view asks again at every refresh)."""
+    live view asks again at every refresh); and, for the sites GCC starts irrevocable, the call
+    that made it (gcc_irrevocable.py)."""
 
     def __init__(self):
         self.cache = {}
+        self.start_calls = StartCalls()
 
     def names(self, requests):
         by_obj = {}
@@ -53,10 +59,13 @@ class Symbolizer:
             frames = {}
             if os.path.exists(obj):
                 try:
-                    out = subprocess.run(["addr2line", "-a", "-i", "-f", "-C", "-e", obj] + offs,
+                    # offsets are from the object's lowest page: 0 but in a classic executable
+                    base = load_base(obj)
+                    addrs = [hex(int(o, 16) + base) for o in offs]
+                    out = subprocess.run(["addr2line", "-a", "-i", "-f", "-C", "-e", obj] + addrs,
                                          capture_output=True, text=True, check=True).stdout.splitlines()
                     frames = _inline_frames(out)
-                except (OSError, subprocess.CalledProcessError):
+                except (OSError, ValueError, struct.error, subprocess.CalledProcessError):
                     pass
             for i, off in enumerate(offs):
                 chain = frames.get(i) or [("??", "??:0")]
@@ -68,8 +77,10 @@ class Symbolizer:
                     f"{func} ({os.path.basename(loc.split(':')[0])}:{loc.rsplit(':', 1)[-1]})"
         return self.cache
 
-    def site_names(self, sites):
-        """Adds "name" and "irrevocable_name" to every site."""
+    def site_names(self, sites, program=None):
+        """Adds "name" and "irrevocable_name" to every site, and "gcc_irrevocable_name" to those
+        that GCC starts irrevocable (program: the profile's, for a site object recorded relative
+        to the directory the program started in)."""
         req = [(s[k + "_object"], s[k + "_offset"]) for s in sites for k in ("site", "irrevocable_call")
                if k + "_object" in s]
         names = self.names(req)
@@ -78,6 +89,8 @@ class Symbolizer:
                 names.get((s.get("site_object"), s.get("site_offset")), s["site"])
             s["irrevocable_name"] = names.get((s.get("irrevocable_call_object"),
                                                s.get("irrevocable_call_offset")), "")
+            if _int(s.get("gcc_irrevocable_starts")) and s["gcc_irrevocable_starts"] and s["site"] != "0x1":
+                s["gcc_irrevocable_name"] = self.start_calls.describe(s, program)
 
 
 def _int(v):
@@ -187,6 +200,8 @@ def row(s, hz):
         "top": ", ".join(f"{r} {n}" for n, r in top),
         "serial": s.get("serial_attempts", 0) + s.get("irrevocable_switches", 0),
         "irrevocable_call": s.get("irrevocable_name", ""),
+        # GCC compiled the transaction to start irrevocable: the call that made it (the text)
+        "start_irrevocable": s.get("gcc_irrevocable_name", "") if s.get("gcc_irrevocable_starts") else "",
         "retried": 1 - hist[0] / commits if commits and hist else 0.0,
         "max_retries": next((BUCKETS[i] for i in range(len(hist) - 1, -1, -1) if hist[i]), "-")
         if len(hist) <= len(BUCKETS) else "?", "histogram": hist,
@@ -205,7 +220,7 @@ def row(s, hz):
 
 
 def rows(prof, sym=None):
-    (sym or Symbolizer()).site_names(prof["sites"])
+    (sym or Symbolizer()).site_names(prof["sites"], prof.get("program"))
     out = [row(s, prof.get("tsc_hz") or 0) for s in prof["sites"]]
     out.sort(key=lambda r: (r["wasted_ms"], r["aborts"], r["starts"]), reverse=True)
     return out
@@ -225,6 +240,14 @@ HEADER = (f"{'site':<40} {'starts':>9} {'commits':>9} {'abort%':>7} {'retried':>
           f"{'serial':>7}  top aborts / serializing call")
 
 
+def serializer(r):
+    """The serializing-call column's text: what GCC started irrevocable, and the call that last
+    made an attempt switch to irrevocable."""
+    parts = [r.get("start_irrevocable", "")] + \
+        (["serialized by " + r["irrevocable_call"]] if r["irrevocable_call"] else [])
+    return "; ".join(p for p in parts if p)
+
+
 def line(r):
     extra = r["top"]
     sleeps, woken, spurious, asleep = r.get("waits", (0, 0, 0, 0.0))
@@ -237,8 +260,8 @@ def line(r):
         if enters and locks:
             kind = f"{enters} shared, {locks} exclusive, {gheld:.1f} ms held"
         extra = (extra + "; " if extra else "") + f"groups {kind}, {gwait:.1f} ms waiting"
-    if r["irrevocable_call"]:
-        extra = (extra + "; " if extra else "") + "serialized by " + r["irrevocable_call"]
+    if serializer(r):
+        extra = (extra + "; " if extra else "") + serializer(r)
     rd, wr = (f"{m:.1f}/{x}" for m, x in (r["read"], r["write"]))
     return (f"{r['site'][:40]:<40} {r['starts']:>9} {r['commits']:>9} {100 * r['abort_rate']:>6.1f}% "
             f"{100 * r['retried']:>6.1f}% {r['max_retries']:>5} {rd:>13} {wr:>13} {r['inside_ms']:>9.2f} "
