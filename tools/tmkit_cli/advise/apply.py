@@ -10,10 +10,17 @@ needs beyond -fgnu-tm (docs/advise.md, "Building the result"):
   functions that its pure/const discovery marks const ("inlining failed in call to
   'always_inline'", with an empty reason), even in files without transactions (memcached's
   xxhash.h, zstd's FORCE_INLINE); without that discovery the calls inline;
+- `-fdisable-tree-fre3`: GCC 12 stops with an internal compiler error ("in
+  execute_function_todo, at passes.cc:2054", during GIMPLE pass fre) on a function that calls
+  strlen (or memcmp) on a struct's char array and runs in a transaction, when the call is
+  redirected to a transaction_wrap wrapper such as tmkit.h's; the late full-redundancy
+  elimination (the third `fre`) is the pass that breaks, so only it is off (GCC notes it once
+  per file);
 - `-fprofile-update=single`: coverage builds (-fprofile-arcs) of threaded programs count with
   atomic instructions, which GCC refuses inside transactions;
-- the include path of tmkit.h and a link against tmkit's libitm.so.1 with its directory as the
-  run path, so the program runs on tmkit without `tmkit run` (LD_LIBRARY_PATH still overrides).
+- the include path of tmkit.h, and tmkit's library directory as the run path: the program links
+  against the system libitm (so it records no tmkit symbol version and still starts on GCC's
+  libitm) and runs on tmkit without `tmkit run` (LD_LIBRARY_PATH still overrides).
 """
 import os
 import shutil
@@ -22,7 +29,7 @@ from .model import UserError
 
 BUILD_PRODUCTS = ("*.o", "*.obj", "*.a", "*.so", "*.so.*", "*.lo", "*.la", "*.gcno", "*.gcda",
                   "*.gcov", "*.pyc", "__pycache__")
-EXTRA_CFLAGS = ("-fgnu-tm", "-fno-ipa-pure-const", "-fprofile-update=single")
+EXTRA_CFLAGS = ("-fgnu-tm", "-fno-ipa-pure-const", "-fdisable-tree-fre3", "-fprofile-update=single")
 
 
 def source_root(units, given=None):
@@ -54,7 +61,11 @@ def build_env(tmkit_root):
     include = os.path.join(tmkit_root, "include")
     lib = os.path.join(tmkit_root, "build", "lib")
     cflags = " ".join(EXTRA_CFLAGS + ("-I" + include,))
-    ldflags = f"-L{lib} -Wl,-rpath,{lib}"
+    # Link against the system libitm (gcc -fgnu-tm adds -litm) and find tmkit's at run time
+    # through the run path: a link against tmkit's own library would record its version
+    # (TMKIT_1.0) for tmkit.h's weak references, and the program would no longer start on
+    # GCC's libitm (LD_LIBRARY_PATH pointing at it), where tmkit.h falls back by design.
+    ldflags = f"-Wl,-rpath,{lib}"
     # No variable of our own: the runtime refuses unknown TMKIT_* variables in the environment
     # of every program it runs, configure's test programs included.
     return "\n".join([
@@ -63,7 +74,8 @@ def build_env(tmkit_root):
         f'CFLAGS="${{CFLAGS:--g -O2}} {cflags}"',
         f'CXXFLAGS="${{CXXFLAGS:--g -O2}} {cflags}"',
         f'LDFLAGS="${{LDFLAGS:-}} {ldflags}"',
-        "export CFLAGS CXXFLAGS LDFLAGS",
+        'LIBS="${LIBS:-} -litm"',
+        "export CFLAGS CXXFLAGS LDFLAGS LIBS",
         ""])
 
 

@@ -232,7 +232,7 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None
                     kept.setdefault(sec.lock.name, f"section #{sid} keeps it (shared release)")
     plan = any(getattr(x, "plan_mode", False) for x in sections)
     if plan:
-        _keep_for_serial_lock(sections, order_edges, kept, reasons)
+        _keep_for_serial_lock(sections, order_edges, kept, reasons, plans, sources, cmap)
         _drop_idle_groups(sections, plans, reasons, sources, cmap)
         _settle_constructs(sections, plans, reasons, sources, cmap, kept)
         return _finish(sections, plans, reasons, cmap, kept)
@@ -330,7 +330,7 @@ def _drop_idle_groups(sections, plans, reasons, sources, cmap):
             s.colors = old
 
 
-def _keep_for_serial_lock(sections, order_edges, kept, reasons):
+def _keep_for_serial_lock(sections, order_edges, kept, reasons, plans, sources, cmap):
     """--apply's rule for the locks that stay beside the transactions (instead of "nested locks
     stay or go together"). A lock the program keeps is a mutex; a transaction that takes one
     (its code calls pthread_mutex_lock) first goes serial-irrevocable, holding the runtime's
@@ -376,9 +376,41 @@ def _keep_for_serial_lock(sections, order_edges, kept, reasons):
 
     while True:
         closure()   # decided on the final kept set only: a rule applied early would over-keep
+        # A section left as plain code holding its groups (tm_group_lock) must not begin a
+        # transaction while it holds them: a transaction that joins one of those groups may be
+        # irrevocable (serial mode, the bias, the serial fallback) and then waits for the
+        # group, holding the serial lock the holder's transaction waits for (docs/groups.md).
+        # That needs a joiner: a section that enters such a group from inside another
+        # section's transaction; without one, the holder may begin transactions.
+        live = [x for x in sections if x.id not in reasons and x.id in plans]
+        cons = lambda x: plans[x.id][0]
+        txs = [x for x in live if cons(x) != "group-lock"]
+        tx_locks = {x.lock.name for x in txs}
+
+        def inside_tx(y):
+            return any(y.lock.name in z.acquires or getattr(y, "parent", None) is z
+                       for z in txs if z is not y)
+        holders = [x for x in live if cons(x) == "group-lock" and x.colors
+                   and (any(k in tx_locks for k in x.acquires) or
+                        any(getattr(y, "parent", None) is x for y in txs))]
+        joined = {c for y in txs if y.colors and inside_tx(y) for c in y.colors}
+        holders = [x for x in holders if joined & set(x.colors)]
+        if holders:
+            # such a section becomes a relaxed transaction that enters its groups first: it
+            # goes serial-irrevocable at its blocker (so it stops the other transactions while
+            # it runs: a rare section, such as memcached's `stats` command, is worth it), and it
+            # never waits for a group while holding the serial lock
+            for x in holders:
+                try:
+                    plans[x.id] = ("group-relaxed", patchmod.plan(x, sources(x.file), "group-relaxed",
+                                                                  group_args(x, cmap)))
+                except patchmod.NoPatch as e:
+                    reasons[x.id] = (f"it would hold its lock groups while a transaction begins "
+                                     f"inside it, and as a relaxed transaction: {e}")
+            continue
         held_around = {a for a, b in order_edges if a in kept and b not in kept}
         bad = sorted({(s.lock.name, k) for s in sections if s.id not in reasons
-                      and construct_of(s) != "group-lock"
+                      and s.id in plans and plans[s.id][0] != "group-lock"
                       for k in s.acquires if k in kept and k in held_around})
         if not bad:
             break

@@ -108,7 +108,11 @@ def _run(args, flags, root):
     prog.count_lines()
     patches = []
     if args.patch or args.verify or args.apply:
-        patches = rewrite.build(secs, read, extra)
+        from .patch import NoPatch
+        try:
+            patches = rewrite.build(secs, read, extra)
+        except NoPatch as e:   # two plans that touch the same text: a bug, said plainly
+            raise UserError(f"the rewrite's edits conflict ({e}); nothing was written")
     if args.src and not args.apply:
         raise UserError("--src goes with --apply")
     if args.apply:

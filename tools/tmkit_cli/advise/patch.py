@@ -170,11 +170,13 @@ def _plan_block(s, src, construct, groups):
     close_end = stmt_end(src, close_stmt)
     edits.append((close_stmt.extent.start.offset, close_end,
                   f"}} tm_group_exit({groups});" if grouped else "}"))
-    if others and grouped:
-        raise NoPatch("a release before the end of the block: leaving early would keep the "
-                      "lock group entered")
+    # A release before the end that leaves the block (return, goto, break) commits the
+    # transaction on the way out; with groups it becomes tm_group_exit, which inside a
+    # transaction only counts down and gives the groups up after the commit (runtime/ext/
+    # group_tx.c), so the groups cover the whole transaction as the lock covered the section.
     for stmt, comp, e in others:
-        _early_release(s, src, stmt, comp, open_at, close_end, edits)
+        _early_release(s, src, stmt, comp, open_at, close_end, edits,
+                       f"tm_group_exit({groups});" if grouped else "")
     _check_entries(s, g, open_at, close_end)
     decls = _hoist(src, kids, first, _index(container, close_stmt), edits)
     if decls:
@@ -213,7 +215,7 @@ def _try_opener(s, src, edits, kw):
     return at, parent, _index(parent, if_stmt) + 1
 
 
-def _early_release(s, src, stmt, comp, open_at, close_end, edits):
+def _early_release(s, src, stmt, comp, open_at, close_end, edits, text=""):
     if not (open_at <= stmt.extent.start.offset < close_end):
         raise NoPatch(f"line {stmt.location.line}: a release outside the block")
     kids = list(comp.get_children())
@@ -236,6 +238,9 @@ def _early_release(s, src, stmt, comp, open_at, close_end, edits):
             raise NoPatch(f"line {nxt.location.line}: break/continue stays inside the section")
     else:
         raise NoPatch(f"line {stmt.location.line}: release not followed by return/goto/break")
+    if text:
+        edits.append((stmt.extent.start.offset, stmt_end(src, stmt), text))
+        return
     a, b = _whole_line(src, stmt.extent.start.offset, stmt_end(src, stmt))
     edits.append((a, b, ""))
 
@@ -303,9 +308,9 @@ def _hoist(src, kids, first, last, edits):
 def apply(src, edits):
     """New text and, per edit, its new start offset."""
     edits = sorted(edits, key=lambda x: (x[0], x[1]))
-    for (a0, b0, _), (a1, b1, _) in zip(edits, edits[1:]):
+    for (a0, b0, t0), (a1, b1, t1) in zip(edits, edits[1:]):
         if a1 < b0:
-            raise NoPatch("overlapping edits")
+            raise NoPatch(f"overlapping edits at offsets {a0}-{b0} ({t0!r}) and {a1}-{b1} ({t1!r})")
     out, pos = [], 0
     for a, b, text in edits:
         out.append(src[pos:a])

@@ -82,19 +82,17 @@ def build(sections, read, extra=None):
     more = extra.by_file if extra is not None else {}
     out = []
     ngroups = max([s.patch.get("groups", 0) for ss in by_file.values() for s in ss] or [0])
-    defined = False
     for path in sorted(set(by_file) | set(more)):
         old = read(path)
         secs = by_file.get(path, [])
         edits = [e + (1,) for s in secs for e in s.patch["edits"]] + list(more.get(path, []))
         head = ""
         if any(s.patch.get("groups") for s in secs):
-            # the lock groups, one per colour (classify.py): defined in the first file that
-            # uses them, declared in the others
-            decl = (f"tm_group_t {GROUPS_ARRAY}[{ngroups}] = {{"
-                    + ", ".join(["TM_GROUP_INITIALIZER"] * ngroups) + "};") if not defined else \
-                f"extern tm_group_t {GROUPS_ARRAY}[{ngroups}];"
-            defined = True
+            # the lock groups, one per colour (classify.py): a weak definition in every file
+            # that uses them, so that each program a build links from some of the files (a
+            # server and its test tools) has the array once
+            decl = (f"__attribute__((weak)) tm_group_t {GROUPS_ARRAY}[{ngroups}] = {{"
+                    + ", ".join(["TM_GROUP_INITIALIZER"] * ngroups) + "};")
             head = "#include <tmkit.h> /* tmkit advise: lock groups */\n" + decl + "\n"
         elif extra is not None:
             head = "#include <tmkit.h> /* tmkit advise: transaction-safe libc, clones, reads */\n"

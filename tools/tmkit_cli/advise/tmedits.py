@@ -28,7 +28,9 @@ class Edits:
     def add(self, path, a, b, text, prio=1):
         """An edit; among insertions at one offset, lower `prio` comes first (a declaration
         before the attribute that opens the next definition)."""
-        self.by_file.setdefault(path, []).append((a, b, text, prio))
+        edits = self.by_file.setdefault(path, [])
+        if (a, b, text, prio) not in edits:   # a call reached from two sections is one edit
+            edits.append((a, b, text, prio))
 
 
 def _spelled(src, c, name):

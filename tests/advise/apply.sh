@@ -1,0 +1,117 @@
+#!/bin/sh
+# tmkit advise --apply on the fixture tests/advise/apply/ (a small lock-based key-value store in
+# four files, built by its own strict Makefile): every rewrite --apply makes on memcached, checked
+# on a program small enough for make test.
+#   1. the report: the switch cases' sections atomic, the store's relaxed (calls into another
+#      file and through a function pointer), the condition-variable wait's lock kept, and with it
+#      the other section of that lock; the store's and counters' locks removed;
+#   2. the written tree: tmkit.h after the file's own includes, tm_volatile_read for the clock,
+#      the call into log.c through its clone pointer, transaction_callable on the callee and on
+#      both hash functions the pointer may reach, `unused` on the removed static locks;
+#   3. the tree builds with its own -Werror flags and tmkit-build.env, and the program keeps its
+#      invariants under every algorithm with 4 threads (more than the cores) and on GCC's libitm;
+#   4. the profile under gl_wt: no transaction goes irrevocable while nothing is logged (the clones,
+#      the wrapped strlen/memcmp and the clock reads run speculatively), and with logging on
+#      the lookups go irrevocable at the print only.
+# Usage: apply.sh ROOT BUILD (ALGOS from the environment, or every algorithm tmkit knows).
+ROOT=$1 BUILD=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+TMKIT=$ROOT/bin/tmkit
+ALGOS=${ALGOS:-$("$TMKIT" algos --names)}
+
+cp -r "$ROOT/tests/advise/apply" "$T/src" || fail "copy"
+python3 - "$T/src" <<'PY' || fail "compile_commands.json"
+import json, os, sys
+d = sys.argv[1]
+json.dump([{"directory": d, "file": f, "arguments": ["cc", "-O2", "-pthread", "-c", f]}
+           for f in ("main.c", "store.c", "stats.c", "log.c")],
+          open(os.path.join(d, "compile_commands.json"), "w"))
+PY
+(cd "$T/src" && "$TMKIT" advise -p . --apply "$T/out" --json -o "$T/report.json") ||
+    fail "advise --apply"
+
+# 1. the report
+python3 - "$T/report.json" <<'PY' || fail "the report: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = {}
+for s in d["sections"]:
+    by.setdefault(s["function"], []).append(s)
+def construct(fn):
+    return sorted(s["patch"].get("construct", "kept: " + s["patch"].get("reason", "")) for s in by[fn])
+assert construct("kv_count") == ["__transaction_atomic"] * 3, construct("kv_count")
+assert construct("kv_get") == ["__transaction_relaxed"], construct("kv_get")
+assert construct("kv_set") == ["__transaction_relaxed"], construct("kv_set")
+assert construct("kv_note_peak") == ["__transaction_atomic"], construct("kv_note_peak")
+assert not by["log_main"][0]["patch"]["eligible"], by["log_main"]
+assert "condition-variable" in by["log_main"][0]["patch"]["reason"], by["log_main"]
+assert not by["kv_log_stop"][0]["patch"]["eligible"], by["kv_log_stop"]
+locks = {l["name"]: l["removable"] for l in d["locks"]}
+assert locks == {"store_lock": True, "stats_lock": True, "peak_lock": True,
+                 "log_lock": False}, locks
+get = by["kv_get"][0]
+assert get["irrevocable"] == "sometimes", get["irrevocable"]   # only when it logs
+kinds = {b["kind"] for b in get["blockers"]}
+assert kinds == {"tm-call", "io"}, kinds
+print("report: ok")
+PY
+
+# 2. the written tree
+grep -q 'e->stamp = tm_volatile_read(kv_clock);' "$T/out/store.c" || fail "no tm_volatile_read in store.c"
+grep -q 'tmkit_tmcall_kv_log_lookup(key, tm_volatile_read(kv_clock))' "$T/out/store.c" ||
+    fail "the call into log.c does not go through its clone pointer"
+grep -q '^extern __typeof__(&kv_log_lookup) const tmkit_tmcall_kv_log_lookup;$' "$T/out/store.c" ||
+    fail "no declaration of the clone pointer in store.c"
+for f in kv_hash_sum kv_hash_mul kv_log_lookup; do
+    grep -q "^__attribute__((transaction_callable)) [a-z ]* $f(" "$T/out/log.c" ||
+        fail "$f is not transaction_callable in log.c"
+done
+grep -q '^__typeof__(&kv_log_lookup) const tmkit_tmcall_kv_log_lookup = kv_log_lookup;$' "$T/out/log.c" ||
+    fail "no clone pointer defined in log.c"
+for l in stats_lock peak_lock; do
+    grep -q "^__attribute__((unused)) static pthread_mutex_t $l" "$T/out/stats.c" ||
+        fail "$l not marked unused"
+done
+# tmkit.h after the file's own includes (after _GNU_SOURCE and kv.h in store.c)
+python3 - "$T/out/store.c" <<'PY' || fail "tmkit.h placement: see above"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+i = next(i for i, l in enumerate(lines) if l.startswith("#include <tmkit.h>"))
+j = next(i for i, l in enumerate(lines) if l.startswith('#include "kv.h"'))
+assert i == j + 1 and lines[0] == "/* The store: one lock over a small table; each operation hashes through a function pointer,", lines[:i + 1]
+PY
+grep -q "pthread_mutex_lock(&log_lock)" "$T/out/log.c" || fail "the kept lock was rewritten"
+cmp -s "$T/src/main.c" "$T/out/main.c" || fail "main.c has no section and must not change"
+
+# 3. build and run
+(cd "$T/out" && . ./tmkit-build.env && make -s >"$T/make.log" 2>&1) || {
+    cat "$T/make.log"; fail "the rewritten tree does not build with its own flags"; }
+grep -v "note: disable pass tree-fre3" "$T/make.log" | grep -q . && {
+    cat "$T/make.log"; fail "the build printed warnings"; }
+ldd "$T/out/kvtest" | grep -q "$ROOT/build/lib/libitm.so.1" || fail "kvtest does not load tmkit"
+for a in $ALGOS; do
+    out=$(TMKIT_ALGO=$a timeout 120 "$T/out/kvtest" 4 20000) || fail "under $a: $out"
+done
+LIBITM_DIR=$(dirname "$(gcc -print-file-name=libitm.so.1)")
+out=$(LD_LIBRARY_PATH=$LIBITM_DIR timeout 120 "$T/out/kvtest" 4 20000) || fail "on GCC's libitm: $out"
+
+# 4. the profile
+TMKIT_ALGO=gl_wt TMKIT_STATS=$T/quiet.json "$T/out/kvtest" 4 20000 >/dev/null || fail "quiet run"
+TMKIT_ALGO=gl_wt TMKIT_STATS=$T/loud.json "$T/out/kvtest" 2 300 3 >/dev/null 2>&1 || fail "loud run"
+python3 - "$T/quiet.json" "$T/loud.json" <<'PY' || fail "the profiles: see above"
+import json, sys
+quiet, loud = (json.load(open(p))["sites"] for p in sys.argv[1:3])
+# nothing may make a transaction irrevocable (attempts that run serially for other reasons,
+# the single-thread bias at the end or the fallback after many conflicts, are no call's doing)
+forced = sum(s["irrevocable_switches"] + s.get("gcc_irrevocable_starts", 0) for s in quiet)
+assert forced == 0, f"{forced} attempts went irrevocable with nothing logged"
+assert sum(s["commits"] for s in quiet) >= 4 * 20000 * 2, quiet
+# with logging, the two thirds of the operations that are lookups print (2 threads x 200): each
+# goes irrevocable there, unless it already ran serially (a thread left alone runs biased)
+switched = sum(s["irrevocable_switches"] for s in loud)
+assert 0 < switched <= 400, f"{switched} irrevocable switches with logging on, expected 1-400"
+print("profiles: ok")
+PY
+echo "advise --apply fixture: ok"

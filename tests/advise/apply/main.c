@@ -1,0 +1,76 @@
+/* The driver: THREADS threads each run OPS operations on the store (sets of +1 and gets), count
+ * them, and a timer thread moves the clock. At the end the store's total must equal the sets,
+ * and the counters the operations. Usage: kvtest THREADS OPS [VERBOSE]. Prints "ok" and exits 0. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kv.h"
+
+volatile unsigned int kv_clock;
+static volatile int done;
+static long ops;
+
+static void *worker(void *arg)
+{
+    long me = (long)arg;
+    char key[8];
+    for (long i = 0; i < ops; i++) {
+        snprintf(key, sizeof key, "k%ld", (me * 7 + i) % 40);
+        if (i % 3 == 0) {
+            kv_set(key, 1);
+            kv_count(KV_SET);
+        } else {
+            long v;
+            kv_count(kv_get(key, &v) ? KV_GET_HIT : KV_GET_MISS);
+        }
+        kv_note_peak(i);
+    }
+    return NULL;
+}
+
+static void *timer(void *arg)
+{
+    (void)arg;
+    while (!done) {
+        kv_clock = kv_clock + 1;
+        usleep(100);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 4;
+    ops = argc > 2 ? atol(argv[2]) : 20000;
+    kv_verbose = argc > 3 ? atoi(argv[3]) : 0;
+    if (n < 1 || n > 64 || ops < 1) {
+        fprintf(stderr, "usage: kvtest THREADS(1-64) OPS [VERBOSE]\n");
+        return 2;
+    }
+    kv_hash = n % 2 ? kv_hash_mul : kv_hash_sum;
+    pthread_t t, th[64];
+    kv_log_start();
+    pthread_create(&t, NULL, timer, NULL);
+    for (long i = 0; i < n; i++)
+        pthread_create(&th[i], NULL, worker, (void *)i);
+    for (int i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+    done = 1;
+    pthread_join(t, NULL);
+    kv_log_stop();
+    long sets = 0;
+    for (long i = 0; i < ops; i++)
+        sets += i % 3 == 0;
+    sets *= n;
+    long total = kv_total(), counted = kv_counted(KV_SET);
+    long gets = kv_counted(KV_GET_HIT) + kv_counted(KV_GET_MISS);
+    if (total != sets || counted != sets || gets != (long)n * ops - sets ||
+        kv_peak() != ops - 1 || kv_log_lines() != 1) {
+        printf("FAIL: total %ld sets %ld counted %ld gets %ld peak %ld lines %ld\n", total, sets,
+               counted, gets, kv_peak(), kv_log_lines());
+        return 1;
+    }
+    printf("ok: %d threads, %ld operations\n", n, (long)n * ops);
+    return 0;
+}
