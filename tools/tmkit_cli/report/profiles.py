@@ -81,6 +81,12 @@ class Symbolizer:
         """Adds "name" and "irrevocable_name" to every site, and "gcc_irrevocable_name" to those
         that GCC starts irrevocable (program: the profile's, for a site object recorded relative
         to the directory the program started in)."""
+        for s in sites:   # the main program is recorded as it was started (./prog)
+            for k in ("site_object", "irrevocable_call_object"):
+                obj = s.get(k)
+                if obj and program and not os.path.isabs(obj) and \
+                        os.path.basename(obj) == os.path.basename(program):
+                    s[k] = program
         req = [(s[k + "_object"], s[k + "_offset"]) for s in sites for k in ("site", "irrevocable_call")
                if k + "_object" in s]
         names = self.names(req)
