@@ -25,7 +25,7 @@ COUNTERS = ["starts", "commits", "abort_read_conflict", "abort_write_conflict", 
 class NamedSym:
     """Stands for the symbolizer: each site carries its name already."""
 
-    def site_names(self, sites):
+    def site_names(self, sites, program=None):
         for s in sites:
             s.setdefault("irrevocable_name", s.get("irrevocable", ""))
 
