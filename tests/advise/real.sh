@@ -8,16 +8,11 @@
 ROOT=$1 BUILD=$2
 W=$BUILD/advise-real
 . "$ROOT/tests/debsrc.sh"
+. "$ROOT/tests/advise/debfetch.sh"
 debsrc_init "$W"
 command -v bear >/dev/null || { echo "FAIL: bear missing (scripts/deps.sh installs it)"; exit 1; }
-debsrc_update
-fetch() { # fetch PACKAGE DIRGLOB
-    ls -d "$W"/$2 >/dev/null 2>&1 && return 0
-    (cd "$W" && $APT source --download-only "$1" >/dev/null 2>&1 && for t in "$1"_*.orig.tar.*; do
-        case $t in *.asc) ;; *) tar xf "$t" ;; esac; done) || { echo "FAIL: apt-get source $1"; exit 1; }
-}
-fetch memcached "memcached-1.*"
-fetch libzstd "zstd-1.*"
+debsrc_fetch memcached "memcached-1.*"
+debsrc_fetch libzstd "zstd-1.*"
 MC=$(ls -d "$W"/memcached-1.* | head -1) ZS=$(ls -d "$W"/zstd-1.* | head -1)
 [ -s "$MC/compile_commands.json" ] || (cd "$MC" && ./configure -q >/dev/null 2>&1 &&
     bear -- make -j2 >/dev/null 2>&1) || { echo "FAIL: building memcached (libevent-dev?)"; exit 1; }
