@@ -91,6 +91,14 @@ cmp -s "$T/src/main.c" "$T/out/main.c" || fail "main.c has no section and must n
 grep -v "note: disable pass tree-fre3" "$T/make.log" | grep -q . && {
     cat "$T/make.log"; fail "the build printed warnings"; }
 ldd "$T/out/kvtest" | grep -q "$ROOT/build/lib/libitm.so.1" || fail "kvtest does not load tmkit"
+# tmkit's headers are included as a library's: stricter warning flags than the program's own
+# (zstd's) say nothing about them either.
+printf '#include <tmkit.h>\nint kv_strict(void);\nint kv_strict(void) { return 0; }\n' >"$T/strict.c"
+(cd "$T/out" && . ./tmkit-build.env && gcc $CFLAGS -Wall -Wextra -pedantic -Werror \
+    -Wdeclaration-after-statement -Wc++-compat -Wformat=2 -Wstrict-aliasing=1 -Wcast-qual \
+    -Wshadow -Wstrict-prototypes -Wundef -Wpointer-arith -Wvla -Wwrite-strings \
+    -c "$T/strict.c" -o "$T/strict.o" >"$T/strict.log" 2>&1) || {
+    cat "$T/strict.log"; fail "tmkit.h warns under stricter flags with tmkit-build.env's CFLAGS"; }
 for a in $ALGOS; do
     out=$(TMKIT_ALGO=$a timeout 120 "$T/out/kvtest" 4 20000) || fail "under $a: $out"
 done

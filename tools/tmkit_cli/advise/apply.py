@@ -5,7 +5,7 @@ OUT becomes a copy of the source tree (the directory that holds every analysed s
 applied to sources and headers, and a file `tmkit-build.env` that the program's own build
 system takes: `. ./tmkit-build.env` exports CC/CFLAGS/LDFLAGS for `./configure && make`, or
 `make CFLAGS=...` from the same values. The flags are what a -fgnu-tm build of a real program
-needs beyond -fgnu-tm (docs/advise.md, "Building the result"):
+needs beyond -fgnu-tm (docs/advise.md, "Transactifying memcached 1.6 with tmkit"):
 - `-fno-ipa-pure-const`: GCC 12 with -fgnu-tm at -O1 and above rejects calls to always_inline
   functions that its pure/const discovery marks const ("inlining failed in call to
   'always_inline'", with an empty reason), even in files without transactions (memcached's
@@ -18,7 +18,12 @@ needs beyond -fgnu-tm (docs/advise.md, "Building the result"):
   per file);
 - `-fprofile-update=single`: coverage builds (-fprofile-arcs) of threaded programs count with
   atomic instructions, which GCC refuses inside transactions;
-- the include path of tmkit.h, and tmkit's library directory as the run path: the program links
+- the include path of tmkit.h as a system directory (`-isystem`): the program's own warning
+  flags are for its own code, and stricter ones than tmkit's headers are written for (zstd's
+  -Wdeclaration-after-statement, -Wc++-compat, -Wformat=2, ...: 168 warnings from the headers
+  with `-I`) must neither flood its build nor stop one with -Werror, as with any installed
+  library's headers;
+- tmkit's library directory as the run path: the program links
   against the system libitm (so it records no tmkit symbol version and still starts on GCC's
   libitm) and runs on tmkit without `tmkit run` (LD_LIBRARY_PATH still overrides).
 """
@@ -60,7 +65,7 @@ def copy_tree(src, out):
 def build_env(tmkit_root):
     include = os.path.join(tmkit_root, "include")
     lib = os.path.join(tmkit_root, "build", "lib")
-    cflags = " ".join(EXTRA_CFLAGS + ("-I" + include,))
+    cflags = " ".join(EXTRA_CFLAGS + ("-isystem", include))
     # Link against the system libitm (gcc -fgnu-tm adds -litm) and find tmkit's at run time
     # through the run path: a link against tmkit's own library would record its version
     # (TMKIT_1.0) for tmkit.h's weak references, and the program would no longer start on
