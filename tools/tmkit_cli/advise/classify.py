@@ -188,6 +188,17 @@ CONSTRUCT_TEXT = {"atomic": "__transaction_atomic", "relaxed": "__transaction_re
                   "group-lock": "tm_group_lock (plain code)"}
 
 
+def local_object(lock):
+    """True when the lock object is itself a local variable (or an element of a local array),
+    whose address may be handed to other threads. A field is named by its record type and
+    counts as shared, through a pointer (`job->mutex`, also when the record is a typedef'd
+    anonymous struct) or in a local struct (`w.lock`); a lock through a local pointer is named
+    by what the pointer was set to."""
+    key = lock.key
+    return lock.root[0] == "local" and "." not in key and "->" not in key and \
+        not key.startswith("*")
+
+
 def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None):
     """Decide s.patch = {'construct', 'edits'} or {'reason'} for every section."""
     compiled = {u.file for u in units}
@@ -203,7 +214,7 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None
             why = "condition-variable wait inside"
         elif s.lock.name.startswith("*") or "::*" in s.lock.name:
             why = f"lock '{s.lock.name}' is reached through a pointer the analysis does not resolve"
-        elif s.lock.root[0] == "local" and not s.lock.name.startswith(("struct ", "union ")):
+        elif local_object(s.lock):
             why = f"lock '{s.lock.name}' is a local object (its address may be shared)"
         elif s.file not in compiled:
             why = "section is in a header (rewrite only edits compiled sources)"
