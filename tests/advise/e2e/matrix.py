@@ -80,16 +80,19 @@ def table(files, configs, results, lock_too=None):
         if not groups or groups[-1][0] != head:
             groups.append((head, []))
         groups[-1][1].append((c, sub))
-    cell = 6
+    # A column is 6 wide, wider when the algorithm's name would not fit over its columns.
+    cells_w = {head: max(6, -(-(len(head) + 1) // len(cols))) for head, cols in groups}
     top, below = [" " * width], [f"{'file':<{width}}"]
     for head, cols in groups:
+        cell = cells_w[head]
         span = cell * len(cols)
-        top.append(f"{head[:span - 1]:^{span}}")
+        top.append(f"{head:^{span}}")
         below.append("".join(f"{sub:>{cell}}" for _, sub in cols))
     lines = [" | ".join(top).rstrip(), " | ".join(below)]
     for f in files:
         row = [f"{f:<{width}}"]
-        for _, cols in groups:
+        for head, cols in groups:
+            cell = cells_w[head]
             cells = []
             for c, _ in cols:
                 r = results.get(c, {}).get(f)
