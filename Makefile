@@ -28,7 +28,7 @@ test-real: build venv
 demo: build venv
 	@bin/tmkit demo
 
-# The benchmark suite (bench/README.md): results in bench/results/<date>-all/, table in README.md.
+# The benchmark suite (bench/README.md): its latest run replaces bench/results/suite/.
 bench: build
 	@bin/tmkit bench
 
