@@ -23,6 +23,7 @@ command -v bear >/dev/null 2>&1 || need="$need bear"                     # advis
 [ -e /usr/include/event2/event.h ] || need="$need libevent-dev"         # advise: building memcached's sources
 [ -e "$(gcc -print-file-name=libitm.so.1 2>/dev/null)" ] || need="$need libitm1"
 [ -e "$(gcc -print-file-name=libitm.so 2>/dev/null)" ] || need="$need libgcc-12-dev"
+[ -e "$(gcc -print-file-name=plugin)/include/gcc-plugin.h" ] || need="$need gcc-12-plugin-dev"  # tools/gcc-plugin
 command -v memcached >/dev/null 2>&1 || need="$need memcached"            # kvcache: the reference server
 command -v memcslap >/dev/null 2>&1 || need="$need libmemcached-tools"   # kvcache: load and memccapable
 command -v lua5.4 >/dev/null 2>&1 || need="$need lua5.4"                 # channels: the stock interpreter

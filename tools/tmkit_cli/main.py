@@ -57,6 +57,16 @@ def cmd_run(args, root):
         return 127
 
 
+def cmd_plugin(args, root):
+    path = os.path.join(paths.libdir(root), "tmkit_inline.so")
+    if not os.path.exists(path):
+        print(f"tmkit plugin: {path} is missing: it is built when GCC's plugin headers are "
+              "installed (Debian: gcc-12-plugin-dev); then run `make build`", file=sys.stderr)
+        return 2
+    print(f"-fplugin={path}" if args.flag else path)
+    return 0
+
+
 def cmd_demo(args, root):
     from . import demo
     return demo.run(root, ["--bank"] if args.bank else ["--kvcache"] if args.kvcache else [])
@@ -136,6 +146,11 @@ def main(argv, root):
     for name, (_, text) in RAW.items():   # listed for --help; dispatched above
         sub.add_parser(name, help=text, add_help=False)
 
+    g = sub.add_parser("plugin", help="the path of the GCC plugin that inlines barrier fast paths "
+                       "(gcc -fgnu-tm -fplugin=$(tmkit plugin); docs/plugin.md)")
+    g.add_argument("--flag", action="store_true", help="print it as the -fplugin= option")
+    g.set_defaults(fn=cmd_plugin)
+
     d = sub.add_parser("demo", help="the default evaluation: a short web-cache experiment (docs/webcache.md)")
     d.add_argument("--bank", action="store_true",
                    help="instead: the bank program under every runtime (the runtime alone)")
@@ -158,6 +173,9 @@ def main(argv, root):
     b.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     b.add_argument("--with-stats", action="store_true",
                    help="add the default algorithm with TMKIT_STATS on (the profile's overhead)")
+    b.add_argument("--with-plugin", action="store_true",
+                   help="add every tmkit algorithm and the system libitm running the programs built "
+                        "with tmkit's GCC plugin (configurations NAME+inl; docs/plugin.md)")
     b.add_argument("--configs", metavar="A,B", help="only these configurations (plus mutex and libitm)")
     b.set_defaults(fn=cmd_bench)
 
