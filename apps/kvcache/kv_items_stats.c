@@ -102,17 +102,22 @@ int kv_items_cachedump(int clsid, int limit, char *out, size_t cap)
     KV_CACHE_BEGIN();
     used = kv_do_dump(clsid, limit, raw, rawcap, now);
     KV_CACHE_END();
-    int len = 0;
-    for (size_t p = 0; p < used && len < (int)cap;) {
+    size_t len = 0;
+    for (size_t p = 0; p < used;) { /* whole lines only */
         int nkey = (unsigned char)raw[p];
         uint32_t nbytes;
         int64_t exptime;
+        char line[KV_KEY_MAX + 64];
         memcpy(&nbytes, raw + p + 1 + nkey, 4);
         memcpy(&exptime, raw + p + 1 + nkey + 4, 8);
-        len += snprintf(out + len, cap - (size_t)len, "ITEM %.*s [%u b; %lld s]\r\n", nkey,
-                        raw + p + 1, nbytes, (long long)exptime);
+        int n = snprintf(line, sizeof line, "ITEM %.*s [%u b; %lld s]\r\n", nkey, raw + p + 1,
+                         nbytes, (long long)exptime);
+        if (len + (size_t)n > cap)
+            break;
+        memcpy(out + len, line, (size_t)n);
+        len += (size_t)n;
         p += 1 + (size_t)nkey + 12;
     }
     free(raw);
-    return len < (int)cap ? len : (int)cap - 1;
+    return (int)len;
 }

@@ -267,19 +267,25 @@ void kv_detail_record(const char *key, size_t nkey, enum kv_detail_op op, int hi
     pthread_mutex_unlock(&kv_detail_lock);
 }
 
-int kv_detail_dump(char *out, size_t cap)
+int kv_detail_dump(char *out, size_t cap) /* cap >= 6 */
 {
     int len = 0;
     pthread_mutex_lock(&kv_detail_lock);
-    for (int i = 0; i < kv_nprefix && len < (int)cap; i++) {
+    for (int i = 0; i < kv_nprefix; i++) { /* whole lines only, and always room for END */
         struct kv_prefix *p = kv_prefix_order[i];
-        KV_APPEND("PREFIX %.*s get %llu hit %llu set %llu del %llu\r\n", p->len, p->name,
-                  (unsigned long long)p->gets, (unsigned long long)p->hits,
-                  (unsigned long long)p->sets, (unsigned long long)p->dels);
+        char line[KV_KEY_MAX + 128];
+        int n = snprintf(line, sizeof line, "PREFIX %.*s get %llu hit %llu set %llu del %llu\r\n",
+                         p->len, p->name, (unsigned long long)p->gets,
+                         (unsigned long long)p->hits, (unsigned long long)p->sets,
+                         (unsigned long long)p->dels);
+        if ((size_t)len + (size_t)n + 6 > cap)
+            break;
+        memcpy(out + len, line, (size_t)n);
+        len += n;
     }
     pthread_mutex_unlock(&kv_detail_lock);
-    KV_APPEND("END\r\n");
-    return len < (int)cap ? len : (int)cap - 1;
+    memcpy(out + len, "END\r\n", 6);
+    return len + 5;
 }
 
 void kv_detail_reset(void)
