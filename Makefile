@@ -18,12 +18,13 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build venv
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 -LE 'advise-real|libitm-suite'
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 -LE 'advise-real|libitm-suite|memcached-suite'
 
 # Tests that download, not in `make test`: tmkit advise on Debian's memcached and zstd sources,
-# and GCC's own libitm testsuite (Debian's gcc-12 source package) on tmkit and libitm.
+# GCC's own libitm testsuite (Debian's gcc-12 source package) on tmkit and libitm, and
+# memcached's own t/*.t files (Debian's memcached source package) against kvcache.
 test-real: build venv
-	@cd $(BUILD) && ctest --output-on-failure -L 'advise-real|libitm-suite'
+	@cd $(BUILD) && ctest --output-on-failure -L 'advise-real|libitm-suite|memcached-suite'
 
 demo: build venv
 	@bin/tmkit demo
