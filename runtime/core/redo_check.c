@@ -37,7 +37,8 @@ static const char *const tm_redo_what[TM_REDO_N_KINDS] = {
     [TM_REDO_COPY] = "a copy inlined as rep movs (plain loads and stores)",
     [TM_REDO_FILL] = "a fill inlined as rep stos (plain stores)",
     [TM_REDO_UNDECODED] = "instructions the scan cannot decode",
-    [TM_REDO_UNCHECKED] = "no symbol table (stripped), so its transaction clones cannot be found",
+    [TM_REDO_UNCHECKED] = "no symbol table (stripped) or not readable, so its transaction clones "
+                          "cannot be found",
     [TM_REDO_EXTERN] = "a call of %s (another object's function, declared transaction_pure)",
     [TM_REDO_PURE] = "a call of %s (a transaction_pure function)",
 };
@@ -117,12 +118,16 @@ static void tm_redo_scan_all(unsigned mode, tm_redo_result *r)
             tm_redo_found(&prog, mode, r, TM_REDO_UNCHECKED, NULL, 0, NULL);
             continue;
         }
+        bool program = !o->path;
         if (tm_redo_obj_open(o, path)) {
             if (o->needs_itm && !o->has_symtab)
                 tm_redo_found(o, mode, r, TM_REDO_UNCHECKED, NULL, 0, NULL);
             else if (o->needs_itm)
                 tm_redo_scan(o, mode, r);
             tm_redo_obj_close(o);
+        } else if (program) { /* a library we cannot read is not ours to judge; the program is */
+            tm_redo_obj prog = {.path = path};
+            tm_redo_found(&prog, mode, r, TM_REDO_UNCHECKED, NULL, 0, NULL);
         }
         free(path);
     }

@@ -4,7 +4,12 @@
  * tests/unit/test_redo_check.sh compares them on the conformance programs):
  *  - an indirect call, or a jump through a register that is not a switch's table jump, that no
  *    earlier call to _ITM_getTMClone* in the clone accounts for: a transaction_pure function
- *    pointer (each _ITM_getTMClone* call accounts for one);
+ *    pointer (each _ITM_getTMClone* call accounts for one). Counting, not data flow, and still
+ *    sound for the decision: GCC emits _ITM_getTMClone* only for an indirect call and drops it
+ *    when its result is unused, so a clone's L getTMClone calls serve R >= L of its indirect
+ *    calls, and of its N = R + P calls at least N - L >= P are reported, whatever the layout
+ *    (a report may name the wrong call of the clone; two calls CSE'd onto one getTMClone are
+ *    one false report);
  *  - `rep movs` / `rep stos` unless %rdi (and %rsi for movs) was last set from %rsp (or %rbp
  *    after a frame-pointer prologue) in the straight-line code before it;
  *  - a direct call (or tail jump) to the start of a function that is neither a clone, nor the

@@ -35,6 +35,14 @@ for t in c_redo_pure_fnptr:c cxx_redo_pure_fnptr:cc; do
             fail "$name -$opt: pure pointer call not found: $("$T" check "$BUILD/tests/conf_${name}_$opt")"
     done
 done
+# A small fill GCC expanded inline as plain SSE stores to a global (a __builtin_memset of 32
+# bytes, c_redo_builtin_fill at -O2): reported as `global`, with the line of the loop; at -O0
+# the loop stays instrumented and nothing is reported.
+line=$(grep -n "p\[i\] = 0" "$ROOT/tests/conformance/c_redo_builtin_fill.c" | cut -d: -f1)
+out=$("$T" check "$BUILD/tests/conf_c_redo_builtin_fill_O2")
+echo "$out" | grep -q "c_redo_builtin_fill.c:$line: in _ZGTt10clear_head[.a-z0-9]*: store to rec without a barrier" ||
+    fail "inlined fill of a global not found: $out"
+expect_rc 0 "$T" check "$BUILD/tests/conf_c_redo_builtin_fill_O0"
 # Indirect calls that _ITM_getTMClone* resolved (virtual transaction_safe calls) are not
 # reported, nor a fill of the clone's own stack frame (a C++ exception object's temporary).
 expect_rc 0 "$T" check "$BUILD/tests/conf_cxx_objects_O2"

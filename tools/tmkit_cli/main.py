@@ -50,6 +50,13 @@ def cmd_run(args, root):
               file=sys.stderr)
     old = env.get("LD_LIBRARY_PATH")
     env["LD_LIBRARY_PATH"] = lib + (":" + old if old else "")
+    # A redo-log algorithm: the program and its -fgnu-tm libraries checked first (check/gate.py).
+    from .check import gate
+    algo = env.get("TMKIT_ALGO") or \
+        (paths.algorithms(root)[0][0] if env.get("TMKIT_ADAPTIVE_MODES") == "all" else "")
+    refused = gate.check(prog[0], algo, env)
+    if refused:
+        return refused
     try:
         os.execvpe(prog[0], prog, env)
     except OSError as e:

@@ -18,6 +18,9 @@ WHAT = {
     "inline-fill": "fill inlined as rep stos: a redo log writes its buffered bytes over it at commit",
     "pure": "calls {d}, which runs on plain memory (transaction_pure or wrapped): under a redo "
             "log it must not read or write what the transaction wrote",
+    "global": "{d} without a barrier: an inlined __builtin fill or copy, or inlined "
+              "transaction_pure code; under a redo log it misses or loses the transaction's "
+              "writes",
     "call": "plain {d} call (taken into the transaction by tmkit under every algorithm)",
     "unchecked": "no symbol table (stripped): its transaction clones cannot be found, nothing "
                  "can be said of them (check the unstripped build)",
@@ -79,8 +82,9 @@ def run(argv, root):
             print(f"  {at}: in {clone}: {WHAT[kind].format(d=detail)}")
     if hazards:
         print(f"{refused} of them make the runtime refuse TMKIT_ALGO=norec and orec_lazy (and run "
-              "TMKIT_ADAPTIVE_MODES=all write-through); the transaction_pure calls are yours to "
-              "judge (TMKIT_REDO_CHECK=strict refuses them too; docs/algorithms.md)")
+              "TMKIT_ADAPTIVE_MODES=all write-through); the others are yours to judge: "
+              "transaction_pure calls (TMKIT_REDO_CHECK=strict refuses them too) and plain "
+              "global accesses (docs/algorithms.md)")
     sys.stdout.flush()
     if status:
         return status

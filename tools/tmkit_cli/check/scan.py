@@ -12,16 +12,27 @@ for libitm"). Each finding is (kind, clone, address, detail):
   inline-fill  `rep stos`: the same for a fill         in the clone's own stack frame;
   call         a plain memcpy/memmove/memset/strlen call, information only: tmkit takes those
                into the transaction under every algorithm;
+  global       a plain load or store of the object's writable global data (.data, .bss) in a
+               clone, which GCC instruments everywhere else: a __builtin_memset/memcpy GCC
+               expanded inline as plain moves (a small fill or copy loop, c_redo_builtin_fill),
+               or a transaction_pure function inlined into the clone. Locked (atomic)
+               instructions and thread-locals are not reported, nor anything after an
+               _ITM_changeTransactionMode call (a relaxed transaction's clone runs its unsafe
+               part serially, uninstrumented; in layout order, not by data flow, so this kind
+               may miss some: it is reported, never refused). `tmkit check` only;
   unchecked    a -fgnu-tm object without a symbol table (stripped): its clones cannot be found.
 The runtime does the same scan when a redo-log algorithm is chosen (runtime/core/redo_scan.c)
 and refuses (or, for TMKIT_ADAPTIVE_MODES=all, leaves the redo-log modes out) on the kinds in
-RUNTIME_KINDS; `pure` stays the user's to judge (TMKIT_REDO_CHECK=strict adds it).
+RUNTIME_KINDS; `pure` and `extern` stay the user's to judge (TMKIT_REDO_CHECK=strict adds
+them), and `global` is this scan's alone.
 
 Only transaction clones (`_ZGTt*` symbols, from transaction_safe/callable functions) are
 scanned: the instrumented path of a function that contains a transaction is not marked in the
 binary, so code written directly inside `__transaction_atomic` blocks is not covered."""
 import re
-import subprocess
+
+from .objects import (CLONE, ScanError, _run, clone_sizes, data_ranges, defined_dynamic,  # noqa: F401
+                      disassemble, needs_tm_runtime, tm_libraries, where)
 
 # Functions clones call that touch no program memory a transaction could have written: error
 # exits, the stack protector, the unwinder and exception runtime, errno's and ctype's thread
@@ -35,7 +46,6 @@ HARMLESS = re.compile(r"^(abort|__stack_chk_fail|__assert_fail|_Unwind_Resume|__
                       r"pthread_mutex_(lock|unlock|trylock)|"
                       r"__[a-z]+(qi|hi|si|di|ti|sf|df|xf|tf|hf|bf|sc|dc|xc|tc)[0-9]?)$")
 INTERPOSED = {"memcpy", "memmove", "memset", "strlen"}
-CLONE = re.compile(r"^_ZGTt[\w.]*$")
 GET_CLONE = re.compile(r"^_ITM_getTMClone\w*$")
 # What the runtime acts on; `pure` and `extern` only under TMKIT_REDO_CHECK=strict.
 RUNTIME_KINDS = {"indirect", "inline-copy", "inline-fill", "unchecked"}
@@ -46,51 +56,7 @@ _DIRECT = re.compile(r"^(?:bnd |notrack )?(call|jmp)\w*\s+([0-9a-f]+) <([^>+]+)(
 _INDIRECT = re.compile(r"^(?:bnd )?(notrack )?(call|jmp)\w*\s+\*(\S+)"
                        r"(?:\s+#\s*[0-9a-f]+ <([^>]+)>)?")
 _STACK_REG = {"rdi": "stos", "rsi": "movs"}
-
-
-class ScanError(Exception):
-    pass
-
-
-def _run(cmd):
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True)
-    except FileNotFoundError:
-        raise ScanError(f"{cmd[0]} not found (Debian package binutils)")
-    if out.returncode != 0:
-        msg = out.stderr.strip().splitlines()
-        raise ScanError(msg[-1] if msg else f"{cmd[0]} failed on {cmd[-1]}")
-    return out.stdout
-
-
-def disassemble(path):
-    return _run(["objdump", "-d", "--no-show-raw-insn", path])
-
-
-def defined_dynamic(path):
-    """Names the object defines in its dynamic symbol table (calls through its PLT to them
-    stay in the object)."""
-    try:
-        out = _run(["nm", "-D", "--defined-only", path])
-    except ScanError:
-        return set()
-    return {line.split()[-1].split("@", 1)[0] for line in out.splitlines() if line.split()}
-
-
-def clone_sizes(path):
-    """{clone symbol: size}: the extent of each clone. Code past a clone's size that objdump
-    shows under its label belongs to no symbol (the bodies of a weak function defined in several
-    files that the link did not choose, say), and is not the clone's."""
-    try:
-        out = _run(["nm", "-S", "--defined-only", path])
-    except ScanError:
-        return {}
-    sizes = {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 4 and CLONE.match(f[3]):
-            sizes[f[3]] = int(f[0], 16), int(f[1], 16)
-    return sizes
+_RIP = re.compile(r"^(\w+) (\S*\(%rip\)\S*)\s+#\s*([0-9a-f]+) <([^>]+)>")
 
 
 def _plain_name(sym):
@@ -139,12 +105,19 @@ def _is_switch(insn, prev):
 def scan(path, own=None):
     """[(kind, clone, address, detail)] for every finding, in address order. `own`: names the
     object defines (for calls through its PLT), read with nm when not given."""
-    if needs_tm_runtime(path) and ".symtab" not in _run(["readelf", "-SW", path]):
+    sections = _run(["readelf", "-SW", path])
+    if needs_tm_runtime(path) and ".symtab" not in sections:
         return [("unchecked", "", 0, path)]
+    data = data_ranges(sections)
     if own is None:
         own = defined_dynamic(path)
     sizes = clone_sizes(path)
     found, clone, prev, licences, frame_pointer, end = [], None, [], 0, False, 0
+    # For `global` only: past an _ITM_changeTransactionMode call (serial), or on the
+    # uninstrumented path of a transaction nested in the clone (uninstr, from one of the starts
+    # in plain to its _ITM_commitTransaction call), which a nested transaction never takes.
+    serial = uninstr = plain_next = False
+    plain = set()
     for line in disassemble(path).splitlines():
         m = _FUNC.match(line)
         if m:
@@ -152,7 +125,8 @@ def scan(path, own=None):
             clone = name if CLONE.match(name) else None
             start, size = sizes.get(name, (int(m.group(1), 16), 1 << 62))
             end = start + size
-            prev, licences, frame_pointer = [], 0, False
+            prev, licences, frame_pointer, serial, plain = [], 0, False, False, set()
+            uninstr = plain_next = False
             continue
         if clone is None:
             continue
@@ -173,6 +147,24 @@ def scan(path, own=None):
                 regs = ("rdi", "rsi") if kind == "inline-copy" else ("rdi",)
                 if not all(_on_stack(prev, r, frame_pointer) for r in regs):
                     found.append((kind, clone, addr, insn))
+                continue
+            g = _RIP.match(insn)
+            if plain_next or addr in plain:
+                plain.add(addr)
+                uninstr, plain_next = True, False
+            serial = serial or "<_ITM_changeTransactionMode" in insn
+            b = re.match(r"^j(ne|e) ([0-9a-f]+) ", insn)
+            if b and prev[:1] == ["test $0x2,%al"] and "<_ITM_beginTransaction" in "".join(prev[1:3]):
+                if b.group(1) == "ne":
+                    plain.add(int(b.group(2), 16))
+                else:
+                    plain_next = True
+            if g and not serial and not uninstr and \
+                    not g.group(1).startswith(("lea", "nop", "prefetch", "lock", "xchg")) and \
+                    any(lo <= int(g.group(3), 16) < hi for lo, hi in data):
+                ops = insn.split("#", 1)[0].rstrip()
+                op = "store to" if ops.endswith("(%rip)") else "load of"
+                found.append(("global", clone, addr, f"{op} {g.group(4)}"))
                 continue
             ind = _INDIRECT.match(insn)
             if ind:
@@ -200,6 +192,7 @@ def scan(path, own=None):
                 licences += 1
             _classify(found, clone, addr, base, target.endswith("@plt"), own)
         finally:
+            uninstr = uninstr and "<_ITM_commitTransaction" not in insn
             prev.insert(0, insn)
             del prev[32:]
     return found
@@ -214,42 +207,3 @@ def _classify(found, clone, addr, base, via_plt, own):
         found.append(("extern", clone, addr, base))
     else:
         found.append(("pure", clone, addr, base))
-
-
-def needs_tm_runtime(path):
-    """Is the object built with -fgnu-tm (does it load libitm.so.1)?"""
-    try:
-        out = _run(["readelf", "-d", path])
-    except ScanError:
-        return False
-    return "[libitm.so.1]" in out
-
-
-def tm_libraries(path):
-    """The shared libraries the program loads that were built with -fgnu-tm (they load
-    libitm.so.1 themselves), as ldd resolves them; tmkit's and GCC's libitm excluded."""
-    try:
-        out = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
-    except FileNotFoundError:
-        return []
-    libs = []
-    for line in out.splitlines():
-        m = re.match(r"^\s*(\S+) => (/\S+)", line)
-        if m and not m.group(1).startswith("libitm.so") and needs_tm_runtime(m.group(2)):
-            libs.append(m.group(2))
-    return libs
-
-
-def where(path, addrs):
-    """{address: 'file:line'} through addr2line (empty strings where it knows nothing)."""
-    if not addrs:
-        return {}
-    try:
-        out = subprocess.run(["addr2line", "-e", path] + [hex(a) for a in addrs],
-                             capture_output=True, text=True).stdout.splitlines()
-    except FileNotFoundError:
-        return {a: "" for a in addrs}
-    res = {}
-    for a, line in zip(addrs, out):
-        res[a] = "" if line.startswith("??") else line.split(" (")[0]
-    return res
