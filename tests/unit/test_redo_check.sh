@@ -98,6 +98,12 @@ rm -rf "$XDG_CACHE_HOME"
 expect_rc 2 env PATH="$d/nobin:$PATH" "$T" run --algo=norec "$P"
 echo "$ERR" | grep -q "^tmkit run: cannot check $P" || fail "no objdump, no cache: $ERR"
 echo "$ERR" | grep -q "^tmkit: TMKIT_ALGO=norec refused" || fail "the runtime did not refuse: $ERR"
+strip -o "$d/fnptr-stripped" "$P" # the same build id: the cache must not mix the two up
+expect_rc 2 "$T" run --algo=norec "$P"
+expect_rc 2 "$T" run --algo=norec "$d/fnptr-stripped"
+echo "$ERR" | grep -q "fnptr-stripped: no symbol table" || fail "stripped copy, cache: $ERR"
+expect_rc 2 "$T" run --algo=norec "$P"
+echo "$ERR" | grep -q "in _ZGTt12insert_named" || fail "original after its stripped copy: $ERR"
 expect_rc 1 env TMKIT_REDO_CHECK=off "$T" run --algo=norec "$P"
 expect_rc 0 env TMKIT_ADAPTIVE_MODES=all "$T" run "$P"
 echo "$ERR" | grep -q "^tmkit run: TMKIT_ADAPTIVE_MODES=all runs $P write-through: 1 redo-log hazard" ||

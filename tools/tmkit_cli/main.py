@@ -130,7 +130,9 @@ def main(argv, root):
     a.set_defaults(fn=cmd_algos)
 
     r = sub.add_parser("run", help="run a program built with -fgnu-tm on tmkit")
-    r.add_argument("--algo", help="algorithm (see `tmkit algos`)")
+    r.add_argument("--algo", help="algorithm (see `tmkit algos`); under norec and orec_lazy (and "
+                                  "TMKIT_ADAPTIVE_MODES=all) the program is checked first as "
+                                  "`tmkit check` does, and refused on a redo-log hazard")
     r.add_argument("--stats", metavar="FILE",
                    help="write the per-site profile at exit (JSON; - for a table on stderr)")
     r.add_argument("--live", action="store_true",

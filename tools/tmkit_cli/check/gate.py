@@ -64,14 +64,15 @@ def cache_dir():
 
 def findings(path, digest):
     """[(kind, clone, 'file:line' or address, detail)] of one object, from the cache when its
-    build id and the scanner's digest match, else scanned (and cached if it has a build id)."""
+    build id, its size and the scanner's digest match, else scanned (and cached if it has a
+    build id). The size tells a stripped copy, which keeps the build id, from the original."""
     bid = build_id(path)
     entry = os.path.join(cache_dir(), bid + ".json") if bid else None
     if entry:
         try:
             with open(entry) as f:
                 c = json.load(f)
-            if c.get("scanner") == digest:
+            if c.get("scanner") == digest and c.get("size") == os.path.getsize(path):
                 return [tuple(x) for x in c["findings"]]
         except (OSError, ValueError, KeyError, TypeError):
             pass
@@ -83,7 +84,8 @@ def findings(path, digest):
             os.makedirs(os.path.dirname(entry), exist_ok=True)
             tmp = f"{entry}.{os.getpid()}"
             with open(tmp, "w") as f:
-                json.dump({"scanner": digest, "object": os.path.realpath(path),
+                json.dump({"scanner": digest, "size": os.path.getsize(path),
+                       "object": os.path.realpath(path),
                            "findings": out}, f)
             os.replace(tmp, entry)  # whole or not at all, for concurrent runs
         except OSError:
