@@ -50,6 +50,13 @@ def cmd_run(args, root):
               file=sys.stderr)
     old = env.get("LD_LIBRARY_PATH")
     env["LD_LIBRARY_PATH"] = lib + (":" + old if old else "")
+    # A redo-log algorithm: the program and its -fgnu-tm libraries checked first (check/gate.py).
+    from .check import gate
+    algo = env.get("TMKIT_ALGO") or \
+        (paths.algorithms(root)[0][0] if env.get("TMKIT_ADAPTIVE_MODES") == "all" else "")
+    refused = gate.check(prog[0], algo, env)
+    if refused:
+        return refused
     try:
         os.execvpe(prog[0], prog, env)
     except OSError as e:
@@ -133,7 +140,9 @@ def main(argv, root):
     a.set_defaults(fn=cmd_algos)
 
     r = sub.add_parser("run", help="run a program built with -fgnu-tm on tmkit")
-    r.add_argument("--algo", help="algorithm (see `tmkit algos`)")
+    r.add_argument("--algo", help="algorithm (see `tmkit algos`); under norec and orec_lazy (and "
+                                  "TMKIT_ADAPTIVE_MODES=all) the program is checked first as "
+                                  "`tmkit check` does, and refused on a redo-log hazard")
     r.add_argument("--stats", metavar="FILE",
                    help="write the per-site profile at exit (JSON; - for a table on stderr)")
     r.add_argument("--live", action="store_true",
