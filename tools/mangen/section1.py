@@ -1,0 +1,66 @@
+"""tmkit(1) and one page per sub-command (tmkit-run(1), ...), written by help2man (Debian's
+help2man package) from the command's own --help, so a page says what --help says. The
+sub-commands and their one-line summaries come from the command's parser (tmkit_cli.main)."""
+import argparse
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+
+from roff import esc
+
+
+def commands(tools):
+    """[(name, one-line help)] of `tmkit`, in --help's order."""
+    sys.path.insert(0, tools)
+    from tmkit_cli import main as cli
+    p = cli.parser(os.path.dirname(tools))
+    sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+    return [(a.dest, a.help) for a in sub._choices_actions]
+
+
+def _include(path, see, extra=""):
+    with open(path, "w") as f:
+        f.write(extra)
+        f.write("[SEE ALSO]\n" + ",\n".join(f".BR {esc(n)} ({s})" for n, s in see) + "\n")
+
+
+def help2man(prog, name, summary, version, include, out):
+    subprocess.run(["help2man", "--no-info", "--no-discard-stderr", "--section=1",
+                    f"--name={summary}", f"--version-string={version}",
+                    f"--include={include}", f"--output={out}", prog], check=True,
+                   env=dict(os.environ, COLUMNS="1000"))  # usage on one line
+
+
+def wrapper(tmp, page, tmkit, args):
+    """A script named after the page (help2man names the page after its program) that runs
+    `tmkit ARGS --help`; argparse writes "usage:", help2man takes "Usage:" as the synopsis, and
+    a second usage line (tmkit advise's) as "or:"."""
+    path = os.path.join(tmp, page)
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\n"{tmkit}" {args} "$@" | sed -e "s/^usage:/Usage:/" '
+                f"-e '2s/^  *tmkit /  or: tmkit /'\n")
+    os.chmod(path, stat.S_IRWXU)
+    return path
+
+
+def pages(tmkit, tools, version, outdir):
+    """Writes OUTDIR/tmkit.1 and OUTDIR/tmkit-NAME.1; returns their names."""
+    cmds = commands(tools)
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    with tempfile.TemporaryDirectory() as tmp:
+        see = [(f"tmkit-{n}", 1) for n, _ in cmds] + [("tmkit", 7)]
+        inc = os.path.join(tmp, "tmkit.h2m")
+        _include(inc, see, "[ENVIRONMENT]\nThe runtime's TMKIT_* variables: \\fBtmkit\\fR(7).\n")
+        help2man(wrapper(tmp, "tmkit", tmkit, ""), "tmkit",
+                 "transactional memory for gcc -fgnu-tm programs", version, inc,
+                 os.path.join(outdir, "tmkit.1"))
+        written.append("tmkit.1")
+        for name, summary in cmds:
+            _include(inc, [("tmkit", 1)] + [s for s in see if s[0] != f"tmkit-{name}"])
+            help2man(wrapper(tmp, f"tmkit-{name}", tmkit, name), name, summary, version, inc,
+                     os.path.join(outdir, f"tmkit-{name}.1"))
+            written.append(f"tmkit-{name}.1")
+    return written
