@@ -1,0 +1,45 @@
+#!/bin/sh
+# Runs inside the clean Debian root of test_deb_root.sh, which holds the package's dependencies,
+# /tmp/tmkit.deb, /tmp/prog (tests/install/prog.c built with plain gcc -fgnu-tm) and /tmp/cs.c.
+# No libitm1 here: the program starts only where tmkit provides libitm.so.1.
+set -eu
+step() { echo "deb-root: $*"; }
+files() { # every file of the root but the volatile ones, sorted
+    find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
+        -o -path /var/cache -o -path /var/lib/apt -o -path /var/log -o -path /var/lib/dpkg \) \
+        -prune -o -print | sort
+}
+files > /tmp/before.txt
+step "dpkg -i tmkit.deb"
+dpkg -i /tmp/tmkit.deb
+cd /tmp
+tmkit --version
+step "tmkit run"
+./prog 2>/dev/null && { echo "prog started without tmkit (a libitm.so.1 on the system path?)"; exit 1; }
+out=$(tmkit run --stats=prof.json ./prog)
+echo "$out"
+case $out in *"|/usr/lib/x86_64-linux-gnu/tmkit/libitm.so.1|20000|20000") ;; *) exit 1;; esac
+tmkit report prof.json | grep -q work
+step "tmkit report --html (python3-matplotlib)"
+tmkit report prof.json --html prof.html >/dev/null
+grep -q "data:image/png" prof.html
+step "tmkit advise (python3-clang-19, libclang-common-19-dev)"
+tmkit advise cs.c --json > advise.json
+grep -q '"sections"' advise.json
+step "tmkit system-libitm enable"
+tmkit system-libitm enable
+tmkit system-libitm status
+./prog | grep -q "|/usr/lib/x86_64-linux-gnu/tmkit/libitm.so.1|"
+tmkit system-libitm disable
+./prog 2>/dev/null && { echo "prog still starts after disable"; exit 1; }
+step "dpkg --purge with the system libitm enabled"
+tmkit system-libitm enable
+dpkg --purge tmkit
+[ ! -e /etc/ld.so.conf.d/00-tmkit.conf ] || { echo "the opt-in file survived removal"; exit 1; }
+/sbin/ldconfig -p | grep -q libitm && { echo "libitm still in the linker cache"; exit 1; }
+files > /tmp/after.txt
+if ! diff /tmp/before.txt /tmp/after.txt; then
+    echo "removal left the differences above"
+    exit 1
+fi
+step "installed, ran, removed without a trace"
