@@ -1,6 +1,6 @@
 #!/bin/sh
 # The manual (BUILD/man, tools/mangen): every page renders with man -l and no warning; every
-# `tmkit` command has its tmkit-COMMAND(1), every TMKIT_* variable of the runtime's table
+# `tmkit` command has its tmkit-COMMAND(1) (`tmkit bench NAME` its tmkit-bench-NAME(1)), every TMKIT_* variable of the runtime's table
 # (runtime/core/config.c, read from the source, not through the generator) its entry in
 # tmkit(7), and every name a section 3 page documents is defined in include/ and has a page.
 . "$ROOT/tests/unit/lib.sh"
@@ -17,11 +17,15 @@ for page in "$M"/man*/*.[137]; do
     n=$((n + 1))
 done
 [ "$n" -gt 20 ] || fail "only $n pages"
-# Commands: the ones `tmkit --help` lists
+# Commands: the ones `tmkit --help` lists, and the experiments with their own options
 cmds=$(python3 "$ROOT/bin/tmkit" --help | sed -n 's/^    \([a-z][a-z-]*\) .*/\1/p; s/^    \([a-z][a-z-]*\)$/\1/p')
 [ -n "$cmds" ] || fail "no commands in tmkit --help"
 for c in $cmds; do
     [ -f "$M/man1/tmkit-$c.1" ] || fail "tmkit $c has no page tmkit-$c(1)"
+done
+exps=$(python3 -c "import sys; sys.path.insert(0, '$ROOT/tools'); from tmkit_cli.main import RAW_BENCH; print(' '.join(RAW_BENCH))")
+for e in $exps; do
+    [ -f "$M/man1/tmkit-bench-$e.1" ] || fail "tmkit bench $e has no page tmkit-bench-$e(1)"
 done
 for c in run report stat advise check bench; do
     echo "$cmds" | grep -qx "$c" || fail "tmkit --help does not list $c"

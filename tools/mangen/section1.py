@@ -1,7 +1,9 @@
-"""tmkit(1) and one page per sub-command (tmkit-run(1), ...), written by help2man (Debian's
+"""tmkit(1), one page per sub-command (tmkit-run(1), ...) and per experiment of `tmkit bench`
+with its own options (tmkit-bench-webcache(1), ...), written by help2man (Debian's
 help2man package) from the command's own --help, so a page says what --help says. The
 sub-commands and their one-line summaries come from the command's parser (tmkit_cli.main)."""
 import argparse
+import ast
 import os
 import stat
 import subprocess
@@ -18,6 +20,19 @@ def commands(tools):
     p = cli.parser(os.path.dirname(tools))
     sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
     return [(a.dest, a.help) for a in sub._choices_actions]
+
+
+def experiments(tools):
+    """[(name, summary)] of `tmkit bench NAME`'s own runners (tmkit_cli.main.RAW_BENCH), the
+    summary from each module's docstring ("`tmkit bench NAME`: SUMMARY. ...")."""
+    from tmkit_cli import main as cli
+    out = []
+    for name, module in cli.RAW_BENCH.items():
+        path = os.path.join(tools, *module.split(".")) + ".py"
+        doc = ast.get_docstring(ast.parse(open(path).read())) or name
+        first = doc.split("\n")[0].split("`: ", 1)[-1]
+        out.append((name, first.split(". ")[0].rstrip(".,")))
+    return out
 
 
 def _include(path, see, extra=""):
@@ -51,6 +66,7 @@ def pages(tmkit, tools, version, outdir):
     os.makedirs(outdir, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as tmp:
+        exps = experiments(tools)
         see = [(f"tmkit-{n}", 1) for n, _ in cmds] + [("tmkit", 7)]
         inc = os.path.join(tmp, "tmkit.h2m")
         _include(inc, see, "[ENVIRONMENT]\nThe runtime's TMKIT_* variables: \\fBtmkit\\fR(7).\n")
@@ -59,8 +75,14 @@ def pages(tmkit, tools, version, outdir):
                  os.path.join(outdir, "tmkit.1"))
         written.append("tmkit.1")
         for name, summary in cmds:
-            _include(inc, [("tmkit", 1)] + [s for s in see if s[0] != f"tmkit-{name}"])
+            more = [(f"tmkit-bench-{e}", 1) for e, _ in exps] if name == "bench" else []
+            _include(inc, [("tmkit", 1)] + [s for s in see if s[0] != f"tmkit-{name}"] + more)
             help2man(wrapper(tmp, f"tmkit-{name}", tmkit, name), name, summary, version, inc,
                      os.path.join(outdir, f"tmkit-{name}.1"))
             written.append(f"tmkit-{name}.1")
+        for name, summary in exps:  # tmkit bench NAME: tmkit-bench-NAME(1)
+            _include(inc, [("tmkit", 1), ("tmkit-bench", 1)])
+            help2man(wrapper(tmp, f"tmkit-bench-{name}", tmkit, f"bench {name}"), name, summary,
+                     version, inc, os.path.join(outdir, f"tmkit-bench-{name}.1"))
+            written.append(f"tmkit-bench-{name}.1")
     return written
