@@ -5,13 +5,13 @@
 # tmkit(7), and every name a section 3 page documents is defined in include/ and has a page.
 . "$ROOT/tests/unit/lib.sh"
 M=$BUILD/man
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 [ -f "$M/stamp" ] || fail "$M: no manual built (cmake/man.cmake)"
 n=0
 for page in "$M"/man*/*.[137]; do
     head -1 "$page" | grep -q '^\.so ' && page_so=1 || page_so=0
-    err=$(cd "$M" && LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
-    [ -z "$err" ] || fail "$(basename "$page"): $err"
-    out=$(cd "$M" && LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$page" 2>/dev/null)
+    out=$(cd "$M" && LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" 2>"$T/err")
+    [ ! -s "$T/err" ] || fail "$(basename "$page"): $(cat "$T/err")"
     echo "$out" | grep -q "^NAME" || fail "$(basename "$page") renders no NAME section"
     [ $page_so = 1 ] || echo "$out" | grep -q "^SEE ALSO" || fail "$(basename "$page"): no SEE ALSO"
     n=$((n + 1))
