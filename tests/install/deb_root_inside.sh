@@ -5,8 +5,12 @@
 # "not running on tmkit" unless tmkit's libitm.so.1 is the one loaded.
 set -eu
 step() { echo "deb-root: $*"; }
-files() { # every file of the root but the volatile ones, sorted
+# Every file of the root but the volatile ones and the home directories, sorted. (A user's run
+# leaves files of its own in its home, as any program's does: matplotlib's font cache under
+# ~/.cache and ~/.config after `tmkit report --html`. They are the user's, not the package's.)
+files() {
     find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
+        -o -path /root -o -path /home \
         -o -path /var/cache -o -path /var/lib/apt -o -path /var/log -o -path /var/lib/dpkg \) \
         -prune -o -print | sort
 }
@@ -40,6 +44,8 @@ dpkg --purge tmkit
 [ ! -e /etc/ld.so.conf.d/00-tmkit.conf ] || { echo "the opt-in file survived removal"; exit 1; }
 /sbin/ldconfig -p | grep -q /tmkit/ && { echo "tmkit's libitm still in the linker cache"; exit 1; }
 on_system || { echo "prog does not run on the system libitm after removal"; exit 1; }
+st=$(dpkg-query -W -f='${db:Status-Status}' tmkit 2>/dev/null || true)
+[ -z "$st" ] || [ "$st" = not-installed ] || { echo "tmkit is $st after dpkg --purge"; exit 1; }
 files > /tmp/after.txt
 if ! diff /tmp/before.txt /tmp/after.txt; then
     echo "removal left the differences above"
