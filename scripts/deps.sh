@@ -28,6 +28,10 @@ command -v memcached >/dev/null 2>&1 || need="$need memcached"            # kvca
 command -v memcslap >/dev/null 2>&1 || need="$need libmemcached-tools"   # kvcache: load and memccapable
 command -v lua5.4 >/dev/null 2>&1 || need="$need lua5.4"                 # channels: the stock interpreter
 [ -e /usr/include/lua5.4/lua.h ] || need="$need liblua5.4-dev"          # channels: the C module's API
+command -v help2man >/dev/null 2>&1 || need="$need help2man"               # the manual pages (tools/mangen)
+command -v dh >/dev/null 2>&1 || need="$need debhelper"                   # make deb (packaging/debian)
+command -v lintian >/dev/null 2>&1 || need="$need lintian"                # make deb: the package checked
+command -v mmdebstrap >/dev/null 2>&1 || need="$need mmdebstrap"          # make test-deb: a clean Debian root
 if [ -n "$need" ]; then
     echo "deps: installing:$need" >&2
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -178,6 +178,40 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
     }
 }
 
+/* The table as text, one variable a line: NAME<TAB>VALUES<TAB>DEFAULT<TAB>HELP, where VALUES is
+ * MIN-MAX, the words joined by |, the algorithms' names, PATH|- or NAME. `tmkit-info --config`
+ * prints it; tmkit(7) is generated from it (tools/mangen/env_page.py), so the manual lists
+ * exactly what this parser accepts. */
+void tm_config_describe(FILE *out)
+{
+    for (size_t i = 0; i < TM_CFG_N; i++) {
+        const tm_cfg_entry *e = &tm_cfg_table[i];
+        fprintf(out, "%s\t", e->name);
+        switch (e->type) {
+        case TM_CFG_ALGO:
+            for (const tm_algo *const *a = tm_hooks.algos; *a; a++)
+                fprintf(out, "%s%s", a == tm_hooks.algos ? "" : "|", (*a)->name);
+            break;
+        case TM_CFG_UINT:
+            fprintf(out, "%lu-%lu", e->min, e->max);
+            break;
+        case TM_CFG_WORDS:
+            for (int w = 0; w < 4 && e->words[w]; w++)
+                fprintf(out, "%s%s", w ? "|" : "", e->words[w]);
+            break;
+        case TM_CFG_STATS:
+            fputs("PATH|-", out);
+            break;
+        case TM_CFG_STATS_SHM:
+            fputs("NAME", out);
+            break;
+        }
+        fprintf(out, "\t%s\t%s\n",
+                e->type == TM_CFG_ALGO ? tm_hooks.algos[0]->name : e->dflt ? e->dflt : "",
+                e->help);
+    }
+}
+
 extern char **environ;
 
 /* Runs before any transaction can start (library constructors run before the program's), after

@@ -4,6 +4,7 @@
 #define TMKIT_CONFIG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 typedef struct tm_algo tm_algo;
@@ -52,5 +53,8 @@ enum tm_adaptive_modes {
 };
 
 extern tm_config_t tm_config __attribute__((visibility("hidden")));
+
+/* The configuration table as text (config.c; `tmkit-info --config`). */
+void tm_config_describe(FILE *out) __attribute__((visibility("hidden")));
 
 #endif

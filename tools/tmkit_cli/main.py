@@ -5,7 +5,7 @@ import os
 import re
 import sys
 
-from . import paths
+from . import paths, version
 
 
 def cmd_algos(args, root):
@@ -20,7 +20,8 @@ def cmd_algos(args, root):
 def cmd_run(args, root):
     lib = paths.libdir(root)
     if not os.path.exists(os.path.join(lib, "libitm.so.1")):
-        print(f"tmkit run: {lib}/libitm.so.1 is missing; run `make build` first", file=sys.stderr)
+        print(f"tmkit run: {lib}/libitm.so.1 is missing" +
+              ("" if paths.installed else "; run `make build` first"), file=sys.stderr)
         return 2
     prog = args.command
     if prog and prog[0] == "--":
@@ -75,11 +76,13 @@ def cmd_plugin(args, root):
 
 
 def cmd_demo(args, root):
+    paths.need_tree(root, "demo")
     from . import demo
     return demo.run(root, ["--bank"] if args.bank else ["--kvcache"] if args.kvcache else [])
 
 
 def cmd_bench(args, root):
+    paths.need_tree(root, "bench")
     from .bench import cli
     return cli.run(root, args, args.argv)
 
@@ -92,6 +95,8 @@ RAW = {
     "advise": ("tmkit_cli.advise.main", "find critical sections that can become transactions"),
     "check": ("tmkit_cli.check.main", "what in a -fgnu-tm binary only write-through algorithms "
               "get right (inlined copies, transaction_pure calls)"),
+    "system-libitm": ("tmkit_cli.system_libitm", "make tmkit's libitm.so.1 the one every program "
+                      "loads (opt-in, reversible; off by default)"),
 }
 # `tmkit bench SUITE` for suites with their own runner (not part of `tmkit bench all`).
 RAW_BENCH = {
@@ -125,21 +130,25 @@ def _raw(module, argv, root):
     return importlib.import_module(module).run(argv, root)
 
 
-def main(argv, root):
-    if argv and argv[0] in RAW:
-        return _raw(RAW[argv[0]][0], argv[1:], root)
-    if len(argv) >= 2 and argv[0] == "bench" and argv[1] in RAW_BENCH:
-        return _raw(RAW_BENCH[argv[1]], argv[2:], root)
+def parser(root):
+    """The command's parser (its sub-commands' one-line help: tools/mangen reads it too)."""
     p = argparse.ArgumentParser(prog="tmkit", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action=version.Action, root=root)
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
     sub.required = True
 
-    a = sub.add_parser("algos", help="list the runtime's algorithms, the default first")
+    a = sub.add_parser("algos", help="list the runtime's algorithms, the default first",
+                       description="List the runtime's algorithms (its own table, from "
+                                   "tmkit-info), the default first, each with a summary.")
     a.add_argument("--names", action="store_true", help="names only, one per line")
     a.set_defaults(fn=cmd_algos)
 
-    r = sub.add_parser("run", help="run a program built with -fgnu-tm on tmkit")
+    r = sub.add_parser("run", help="run a program built with -fgnu-tm on tmkit",
+                       description="Run PROG on tmkit's libitm.so.1 (put first on its library "
+                                   "path), with the algorithm and profile asked for; the "
+                                   "runtime's TMKIT_* variables (tmkit(7)) pass through.")
+    r.add_argument("--version", action=version.Action, root=root)
     r.add_argument("--algo", help="algorithm (see `tmkit algos`); under norec and orec_lazy (and "
                                   "TMKIT_ADAPTIVE_MODES=all) the program is checked first as "
                                   "`tmkit check` does, and refused on a redo-log hazard")
@@ -188,6 +197,15 @@ def main(argv, root):
     b.add_argument("--configs", metavar="A,B", help="only these configurations (plus mutex and libitm)")
     b.set_defaults(fn=cmd_bench)
 
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv, root):
+    if argv and argv[0] in RAW:
+        return _raw(RAW[argv[0]][0], argv[1:], root)
+    if len(argv) >= 2 and argv[0] == "bench" and argv[1] in RAW_BENCH:
+        paths.need_tree(root, "bench " + argv[1])
+        return _raw(RAW_BENCH[argv[1]], argv[2:], root)
+    args = parser(root).parse_args(argv)
     args.argv = argv[1:] if argv and argv[0] == "bench" else argv
     return args.fn(args, root)
