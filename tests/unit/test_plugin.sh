@@ -6,6 +6,8 @@
 #   holding, and on GCC's libitm under its three methods, where the inline data never resolves.
 # - In the modes it inlines (gl_wt, orec_eager) a 1-thread run makes far fewer 8-byte read
 #   calls than the plain build (counted by a preloaded shim, prog_inline_count.c).
+# - `tmkit check` takes the fast paths' plain accesses for what they are, and still reports an
+#   inlined fill in a plugin build.
 # - An unknown plugin option is an error naming it.
 . "$(dirname "$0")/lib.sh"
 PLUGIN=$BUILD/lib/tmkit_inline.so
@@ -70,6 +72,22 @@ for algo in gl_wt orec_eager; do
     [ $((reads_inl * div)) -le "$reads_plain" ] ||
         fail "$algo: the plugin build made $reads_inl of the plain build's $reads_plain read calls"
 done
+
+# tmkit check: the plugin's plain accesses to a clone's globals are its fast paths, not a redo-log
+# hazard; an inlined fill in a plugin build still is one.
+cat > "$d/glob.c" <<'C'
+long counter; int small;
+__attribute__((transaction_safe, noinline)) void bump(void) { counter += 1; small += 2; }
+int main(void) { __transaction_atomic { bump(); } return counter != 1; }
+C
+$CC -O2 -fplugin="$PLUGIN" "$d/glob.c" -o "$d/glob" || fail "glob build"
+objdump -d "$d/glob" | grep -q "%fs:0x50" || fail "glob: nothing inlined"
+out=$("$ROOT/bin/tmkit" check "$d/glob" 2>&1) || fail "tmkit check glob: $out"
+echo "$out" | grep -q ": 0 redo-log hazards" || fail "tmkit check on the plugin's fast paths: $out"
+fill=$ROOT/tests/conformance/c_redo_builtin_fill.c
+$CC -O2 -fplugin="$PLUGIN" -I"$ROOT/tests/conformance" "$fill" -o "$d/fill" || fail "fill build"
+out=$("$ROOT/bin/tmkit" check "$d/fill" 2>&1)
+echo "$out" | grep -q "without a barrier" || fail "tmkit check missed the inlined fill: $out"
 
 expect_rc 1 gcc -O2 -fgnu-tm -fplugin="$PLUGIN" -fplugin-arg-tmkit_inline-bogus -c "$src" -o "$d/x.o"
 echo "$ERR" | grep -q "unknown option.*bogus" || fail "unknown option: $ERR"

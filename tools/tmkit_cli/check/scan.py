@@ -118,9 +118,22 @@ def scan(path, own=None):
     # in plain to its _ITM_commitTransaction call), which a nested transaction never takes.
     serial = uninstr = plain_next = False
     plain = set()
+    # tmkit's GCC plugin (docs/plugin.md) puts a barrier's fast path, with plain accesses, in
+    # front of the barrier's call: a clone with its mark (the descriptor's load from %fs:0x50)
+    # keeps its `global` findings until its end, and drops those of words whose address it also
+    # passes to a call (the same access's slow path).
+    inlined, addressed, held = False, set(), []
+
+    def settle():
+        found.extend(f[:4] for f in held if not (inlined and f[4] in addressed))
+        held.clear()
+        addressed.clear()
+
     for line in disassemble(path).splitlines():
         m = _FUNC.match(line)
         if m:
+            settle()
+            inlined = False
             name = m.group(2)
             clone = name if CLONE.match(name) else None
             start, size = sizes.get(name, (int(m.group(1), 16), 1 << 62))
@@ -135,8 +148,10 @@ def scan(path, own=None):
             continue
         addr, insn = int(m.group(1), 16), re.sub(r"\s+", " ", m.group(2).strip())
         if addr >= end:
+            settle()
             clone = None
             continue
+        inlined = inlined or "%fs:0x50," in insn
         insn = re.sub(r"^(cs |ds |data16 )+", "", insn)
         if len(prev) < 3 and re.match(r"^mov %rsp,%rbp$", insn) and "push %rbp" in prev:
             frame_pointer = True
@@ -149,6 +164,8 @@ def scan(path, own=None):
                     found.append((kind, clone, addr, insn))
                 continue
             g = _RIP.match(insn)
+            if g and g.group(1) == "lea":
+                addressed.add(int(g.group(3), 16))
             if plain_next or addr in plain:
                 plain.add(addr)
                 uninstr, plain_next = True, False
@@ -164,7 +181,7 @@ def scan(path, own=None):
                     any(lo <= int(g.group(3), 16) < hi for lo, hi in data):
                 ops = insn.split("#", 1)[0].rstrip()
                 op = "store to" if ops.endswith("(%rip)") else "load of"
-                found.append(("global", clone, addr, f"{op} {g.group(4)}"))
+                held.append(("global", clone, addr, f"{op} {g.group(4)}", int(g.group(3), 16)))
                 continue
             ind = _INDIRECT.match(insn)
             if ind:
@@ -195,7 +212,8 @@ def scan(path, own=None):
             uninstr = uninstr and "<_ITM_commitTransaction" not in insn
             prev.insert(0, insn)
             del prev[32:]
-    return found
+    settle()
+    return sorted(found, key=lambda f: f[2])
 
 
 def _classify(found, clone, addr, base, via_plt, own):
