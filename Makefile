@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: all build deps venv test test-real demo bench bench-quick clean check-abi
+.PHONY: all build deps venv test test-real demo bench bench-quick fuzz clean check-abi
 
 all: build
 
@@ -35,6 +35,13 @@ bench: build
 # One short repeat of everything, to check the suite runs (results under build/bench-results/).
 bench-quick: build
 	@bin/tmkit bench --quick
+
+# Long fuzz runs of every parser of untrusted input (docs/fuzzing.md; the short ones are in
+# `make test`, ctest -L fuzz): FUZZ_SECONDS per target, record in bench/results/fuzz/.
+FUZZ_SECONDS ?= 300
+FUZZ_JOBS ?= 1
+fuzz: build venv
+	@bench/fuzz.sh --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
