@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: all build deps venv test test-real demo bench bench-quick fuzz clean check-abi
+.PHONY: all build deps venv test test-real demo bench bench-quick fuzz fuzz-venv clean check-abi
 
 all: build
 
@@ -17,7 +17,7 @@ build: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: build venv
+test: build venv fuzz-venv
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 -LE 'advise-real|libitm-suite'
 
 # Tests that download, not in `make test`: tmkit advise on Debian's memcached and zstd sources,
@@ -38,9 +38,13 @@ bench-quick: build
 
 # Long fuzz runs of every parser of untrusted input (docs/fuzzing.md; the short ones are in
 # `make test`, ctest -L fuzz): FUZZ_SECONDS per target, record in bench/results/fuzz/.
+# atheris for the Python target, in its own venv (scripts/fuzz_venv.sh; optional).
+fuzz-venv:
+	@scripts/fuzz_venv.sh $(BUILD)/fuzz-venv
+
 FUZZ_SECONDS ?= 300
 FUZZ_JOBS ?= 1
-fuzz: build venv
+fuzz: build venv fuzz-venv
 	@bench/fuzz.sh --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) --build $(BUILD)
 
 clean:

@@ -11,8 +11,9 @@
 # goes to BUILD/fuzz/artifacts/<target>/ and the run is marked "finding" in fuzz.csv.
 # fuzz.csv: target, seconds, executions, execs_per_s, seed_cov, seed_ft, cov, ft (libFuzzer's
 # edge and feature coverage at the start, from the seeds alone, and at the end), corpus_units,
-# new_units, peak_rss_mb, result. The Python target (report) has no coverage counts without
-# atheris: "-".
+# new_units, peak_rss_mb, result. The Python target (report) runs under atheris from
+# BUILD/fuzz-venv (make fuzz-venv) with the same counts (of Python bytecode edges), or else its
+# mutation loop, without coverage counts ("-").
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS_EACH=300 JOBS=1 BUILD=$ROOT/build OUT=$ROOT/bench/results/fuzz
@@ -43,15 +44,14 @@ start=$(date '+%Y-%m-%d %H:%M')
 run_one() { # target -> $OUT/logs/<t>.txt (tail) and a CSV row in $OUT/.row.<t>
     t=$1 log=$BIN/long-$1.log art=$BIN/artifacts/$1
     mkdir -p "$art"
-    if [ "$t" = report ]; then
-        "$ROOT/.venv/bin/python" "$FUZZ/fuzz_report.py" --seconds "$SECONDS_EACH" --seed "$(date +%s)" \
-            --artifacts "$art" "$FUZZ/corpus/report" "$FUZZ/regressions/report" >"$log" 2>&1
+    if [ "$t" = report ]; then # atheris from BUILD/fuzz-venv when there, else the mutation loop
+        py=$BUILD/fuzz-venv/bin/python
+        "$py" -c "import atheris" >/dev/null 2>&1 || py=$ROOT/.venv/bin/python
+        mkdir -p "$BIN/long-corpus/$t"
+        "$py" "$FUZZ/fuzz_report.py" --seconds "$SECONDS_EACH" --seed "$(date +%s)" \
+            --artifacts "$art" --work "$BIN/long-corpus/$t" "$FUZZ/corpus/report" \
+            "$FUZZ/regressions/report" "$BIN/long-corpus/$t" >"$log" 2>&1
         rc=$?
-        runs=$(sed -n 's/^fuzz_report: \([0-9]*\) runs in \([0-9.]*\) s.*/\1 \2/p' "$log")
-        set -- $runs
-        execs=${1:-0} secs=${2:-$SECONDS_EACH}
-        rate=$(awk -v e="$execs" -v s="$secs" 'BEGIN { printf "%d", s > 0 ? e / s : 0 }')
-        row="$t,$SECONDS_EACH,$execs,$rate,-,-,-,-,-,-,-"
     else
         keep=$BIN/long-corpus/$t
         mkdir -p "$keep"
@@ -61,6 +61,8 @@ run_one() { # target -> $OUT/logs/<t>.txt (tail) and a CSV row in $OUT/.row.<t>
             nice "$BIN/fuzz_$t" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -timeout=10 \
             -rss_limit_mb=2048 -artifact_prefix="$art/" "$keep" "$@" >"$log" 2>&1
         rc=$?
+    fi
+    if grep -q '^stat::number_of_executed_units' "$log"; then # libFuzzer (or atheris)
         stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -1; }
         inited=$(grep -m1 'INITED' "$log")
         last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1)
@@ -69,6 +71,12 @@ run_one() { # target -> $OUT/logs/<t>.txt (tail) and a CSV row in $OUT/.row.<t>
         row="$t,$SECONDS_EACH,$(stat number_of_executed_units),$(stat average_exec_per_sec)"
         row="$row,$(field "$inited" cov),$(field "$inited" ft),$(field "$last" cov),$(field "$last" ft)"
         row="$row,$corp,$(stat new_units_added),$(stat peak_rss_mb)"
+    else # fuzz_report.py's mutation loop: no coverage counts
+        runs=$(sed -n 's/^fuzz_report: \([0-9]*\) runs in \([0-9.]*\) s.*/\1 \2/p' "$log")
+        set -- $runs
+        execs=${1:-0} secs=${2:-$SECONDS_EACH}
+        rate=$(awk -v e="$execs" -v s="$secs" 'BEGIN { printf "%d", s > 0 ? e / s : 0 }')
+        row="$t,$SECONDS_EACH,$execs,$rate,-,-,-,-,-,-,-"
     fi
     if [ $rc -eq 0 ]; then row="$row,ok"; else row="$row,finding (exit $rc; input in $art)"; fi
     echo "$row" >"$OUT/.row.$t"
@@ -93,7 +101,8 @@ wait
 commit=$(git -C "$ROOT" rev-parse --short HEAD)
 [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no)" ] && commit="$commit (with uncommitted changes)"
 cc=$( (clang-14 --version 2>/dev/null || echo "clang: none") | head -1)
-py=$("$ROOT/.venv/bin/python" -c 'import sys; print(sys.version.split()[0])' 2>/dev/null)
+pyrun=$( ("$BUILD/fuzz-venv/bin/python" -c 'import sys, atheris, importlib.metadata as m; print("Python", sys.version.split()[0], "with atheris", m.version("atheris"))' ||
+          "$ROOT/.venv/bin/python" -c 'import sys; print("Python", sys.version.split()[0], "(seeded mutation loop, no atheris)")') 2>/dev/null)
 cat >"$OUT/context.json" <<JSON
 {
   "experiment": "fuzz",
@@ -101,7 +110,7 @@ cat >"$OUT/context.json" <<JSON
   "date": "$start",
   "commit": "$commit",
   "machine": "$(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), Linux $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)",
-  "toolchain": "$cc; libFuzzer with ASan+UBSan; Python $py (fuzz_report.py, seeded mutation unless atheris is installed)",
+  "toolchain": "$cc; libFuzzer with ASan+UBSan; report: $pyrun",
   "files": ["fuzz.csv", "context.json", "logs/"],
   "notes": "each target $SECONDS_EACH s from its committed corpus and regressions plus earlier long runs' inputs kept in build/fuzz/long-corpus/"
 }

@@ -11,12 +11,14 @@ Two targets, picked by the input's first byte (even: report, odd: stat):
 Anything but an exit status of 0 or 1 with "tmkit report: " / "tmkit stat: " on stderr is a
 finding: the input is written to --artifacts (crash-<sha1>) and the run fails.
 
-Coverage-guided with atheris when it is importable (`python3 -m pip install atheris`);
-otherwise a seeded mutation loop over the corpus (byte flips, JSON-aware edits, truncation,
-splices), deterministic for a seed.
+Coverage-guided with atheris when it is importable (build/fuzz-venv, scripts/fuzz_venv.sh):
+libFuzzer's engine over the instrumented bytecode, new inputs in --work, libFuzzer's final
+statistics printed; otherwise a seeded mutation loop over the corpus (byte flips, JSON-aware
+edits, truncation, splices), deterministic for a seed.
 
-usage: fuzz_report.py [--seconds N] [--runs N] [--seed N] [--artifacts DIR] [--atheris|--no-atheris]
-                      CORPUS_DIR_OR_FILE...   (replays files without mutation with --runs 0)
+usage: fuzz_report.py [--seconds N] [--runs N] [--seed N] [--artifacts DIR] [--work DIR]
+                      [--atheris|--no-atheris] CORPUS_DIR_OR_FILE...
+       (--runs 0: replay the files once, no mutation)
 """
 import argparse
 import contextlib
@@ -33,8 +35,14 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from tmkit_cli.report import cli as report_cli  # noqa: E402
-from tmkit_cli.report import live  # noqa: E402
+report_cli = live = None   # the readers, imported by load_readers (instrumented for atheris)
+
+
+def load_readers(instrument=None):
+    global report_cli, live
+    with instrument(include=["tmkit_cli"]) if instrument else contextlib.nullcontext():
+        from tmkit_cli.report import cli as report_cli
+        from tmkit_cli.report import live
 
 
 class Finding(Exception):
@@ -207,9 +215,20 @@ def main():
     ap.add_argument("--runs", type=int, default=-1, help="0: replay the corpus only")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--artifacts", default=".")
+    ap.add_argument("--work", help="atheris: where new inputs go (default: a scratch directory)")
     ap.add_argument("--atheris", dest="atheris", action="store_true", default=None)
     ap.add_argument("--no-atheris", dest="atheris", action="store_false")
     args = ap.parse_args()
+    try:
+        import atheris
+        have_atheris = True
+    except ImportError:
+        have_atheris = False
+    if args.atheris and not have_atheris:
+        print("fuzz_report: atheris is not installed", file=sys.stderr)
+        return 2
+    use_atheris = have_atheris and args.atheris is not False and args.runs != 0
+    load_readers(atheris.instrument_imports if use_atheris else None)
     corpus = load_corpus(args.corpus)
     for name, data in corpus:  # the corpus (seeds and regressions) first, each must pass
         try:
@@ -220,16 +239,8 @@ def main():
     if args.runs == 0:
         print(f"fuzz_report: replayed {len(corpus)} inputs, no finding")
         return 0
-    try:
-        import atheris  # noqa: F401
-        have_atheris = True
-    except ImportError:
-        have_atheris = False
-    if args.atheris and not have_atheris:
-        print("fuzz_report: atheris is not installed", file=sys.stderr)
-        return 2
-    if have_atheris and args.atheris is not False:
-        return run_atheris(args, corpus)
+    if use_atheris:
+        return run_atheris(args)
     rng = random.Random(args.seed)
     datas = [d for _, d in corpus] or [b"\x00{}"]
     runs, start = 0, time.monotonic()
@@ -246,7 +257,7 @@ def main():
     return 0
 
 
-def run_atheris(args, corpus):
+def run_atheris(args):
     import atheris
 
     def test(data):
@@ -256,11 +267,16 @@ def run_atheris(args, corpus):
             report_finding(args, data, str(e))
             raise
 
+    work = args.work or tempfile.mkdtemp(prefix="tmkit-fuzz-report-work-")
+    os.makedirs(work, exist_ok=True)
+    os.makedirs(args.artifacts, exist_ok=True)
+    # the first directory receives the new inputs: never the committed corpus
     argv = [sys.argv[0], f"-max_total_time={int(args.seconds)}", "-print_final_stats=1",
-            f"-seed={args.seed}", f"-artifact_prefix={args.artifacts.rstrip('/')}/"] + \
+            f"-seed={args.seed}", "-timeout=10", "-rss_limit_mb=2048",
+            f"-artifact_prefix={args.artifacts.rstrip('/')}/", work] + \
         [p for p in args.corpus if os.path.isdir(p)]
     atheris.Setup(argv, test)
-    atheris.Fuzz()
+    atheris.Fuzz()   # exits the process at the end of the run
     return 0
 
 
