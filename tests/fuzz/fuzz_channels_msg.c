@@ -22,6 +22,10 @@
 
 #include "ch_msg.h"
 
+/* The string bytes a message may carry: past a few MB an input only costs time (a run once
+ * hit libFuzzer's 10 s limit with 137 MB: regressions/channels_msg/slow_137mb_message). */
+#define MSG_BYTES_MAX ((size_t)8 << 20)
+
 static size_t budget, used; /* the receiver's allocator: fails past budget bytes */
 static size_t wanted;       /* the budget the input asked for, applied inside the receive */
 
@@ -90,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t size)
     lua_State *S = luaL_newstate();
     budget = wanted = (size_t)256 << 20, used = 0;
     lua_State *R = lua_newstate(limited_alloc, NULL);
-    int bad = 0; /* values pack must refuse */
+    int bad = 0;      /* values pack must refuse */
+    size_t bytes = 0; /* string bytes on the sender's stack */
     size_t k = 0;
 #define NEED(n) if (size - k < (n)) break
     while (k < size) {
@@ -117,9 +122,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t size)
             if (n > size - k)
                 n = size - k;
             lua_pushlstring(S, (const char *)d + k, n), k += n;
+            bytes += n;
         } else if (op == 6) {
             NEED(3);
             size_t n = (size_t)d[k] << 8 | d[k + 1];
+            if (n * 4 > MSG_BYTES_MAX - bytes)
+                n = (MSG_BYTES_MAX - bytes) / 4;
+            bytes += n * 4;
             char *s = malloc(n * 4 + 1);
             memset(s, d[k + 2], n * 4);
             lua_pushlstring(S, s, n * 4);
@@ -150,8 +159,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t size)
             if (lua_gettop(S) == 0)
                 continue;
             size_t len = lua_type(S, -1) == LUA_TSTRING ? lua_rawlen(S, -1) : 0;
-            if (len && (size_t)n > (32u << 20) / len) /* the message copies each: 32 MB at most */
-                n = (int)((32u << 20) / len);
+            if (len && (size_t)n > (MSG_BYTES_MAX - bytes) / len) /* the message copies each */
+                n = (int)((MSG_BYTES_MAX - bytes) / len);
+            bytes += (size_t)n * len;
             if (!lua_checkstack(S, n + 4))
                 continue;
             for (int i = 0; i < n; i++)

@@ -128,6 +128,17 @@ static void kv_fuzz_run(const uint8_t *data, size_t size, enum kv_proto proto)
         kv_fuzz_arrive(&c, data + off, n);
         off += n;
         kv_process(&c);
+        /* replies past KV_WBUF_HIGH pause the input until they drain (EPOLLOUT) */
+        for (int more = 1; more && !c.closing && c.wlen - c.wpos >= KV_WBUF_HIGH;) {
+            size_t before = c.rlen;
+            if (proto == KV_PROTO_TEXT)
+                kv_fuzz_check_text(c.wbuf, c.wlen);
+            else
+                kv_fuzz_check_binary(c.wbuf, c.wlen);
+            c.wpos = c.wlen = 0;
+            kv_process(&c);
+            more = c.rlen != before || c.wlen;
+        }
         /* the worker sends the replies; here they are dropped once checked to be in bounds */
         if (c.wpos > c.wlen || c.wlen > c.wcap || c.rpos + c.rlen > c.rcap)
             abort();
