@@ -178,7 +178,8 @@ kv_item *KV_CACHE_FN kv_do_item_get(const char *key, size_t nkey, uint32_t hv, i
 void KV_CACHE_FN kv_do_items_flush(int64_t delay, int64_t now)
 {
     if (delay > 0) {
-        kv_flush_time = now + delay;
+        /* a delay past the end of time never comes (the sum would overflow: found by fuzzing) */
+        kv_flush_time = delay > INT64_MAX - now ? INT64_MAX : now + delay;
     } else {
         kv_flush_cas = kv_cas_next;
         kv_flush_time = 0;

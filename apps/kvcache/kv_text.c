@@ -10,6 +10,7 @@
  * line of more than KV_LINE_MAX bytes (KV_GETLINE_MAX for get/gets) closes the connection, with no
  * answer, as memcached does. The storage commands and their values: kv_text_store.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +60,9 @@ int kv_parse_i64s(const char *s, int64_t *v)
     char *end;
     if (!*s)
         return 0;
+    errno = 0;
     long long x = strtoll(s, &end, 10);
-    if (*end)
+    if (*end || errno == ERANGE) /* out of range: strtoll would answer its limit */
         return 0;
     *v = x;
     return 1;
