@@ -40,6 +40,10 @@ for t in $TARGETS; do
 done
 mkdir -p "$OUT/logs"
 start=$(date '+%Y-%m-%d %H:%M')
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+# the tree the run starts from (the harnesses and the code under test are built from it)
+commit=$(git -C "$ROOT" rev-parse --short HEAD)
+[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no)" ] && commit="$commit (with uncommitted changes)"
 
 run_one() { # target -> $OUT/logs/<t>.txt (tail) and a CSV row in $OUT/.row.<t>
     t=$1 log=$BIN/long-$1.log art=$BIN/artifacts/$1
@@ -98,8 +102,6 @@ wait
     for t in $TARGETS; do cat "$OUT/.row.$t"; rm -f "$OUT/.row.$t"; done
 } >"$OUT/fuzz.csv"
 
-commit=$(git -C "$ROOT" rev-parse --short HEAD)
-[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no)" ] && commit="$commit (with uncommitted changes)"
 cc=$( (clang-14 --version 2>/dev/null || echo "clang: none") | head -1)
 pyrun=$( ("$BUILD/fuzz-venv/bin/python" -c 'import sys, atheris, importlib.metadata as m; print("Python", sys.version.split()[0], "with atheris", m.version("atheris"))' ||
           "$ROOT/.venv/bin/python" -c 'import sys; print("Python", sys.version.split()[0], "(seeded mutation loop, no atheris)")') 2>/dev/null)
@@ -109,7 +111,7 @@ cat >"$OUT/context.json" <<JSON
   "command": "bench/fuzz.sh --seconds $SECONDS_EACH --jobs $JOBS $TARGETS",
   "date": "$start",
   "commit": "$commit",
-  "machine": "$(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), Linux $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)",
+  "machine": "$(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), Linux $(uname -r), load $load at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end",
   "toolchain": "$cc; libFuzzer with ASan+UBSan; report: $pyrun",
   "files": ["fuzz.csv", "context.json", "logs/"],
   "notes": "each target $SECONDS_EACH s from its committed corpus and regressions plus earlier long runs' inputs kept in build/fuzz/long-corpus/"
