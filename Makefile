@@ -1,8 +1,11 @@
 # tmkit — top-level entry points. The README's two commands are `make demo` and `make test`.
 BUILD ?= build
 JOBS  ?= $(shell nproc)
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all build deps venv test test-real demo bench bench-quick fuzz fuzz-venv clean check-abi
+.PHONY: all build deps venv test test-real test-deb demo bench bench-quick fuzz fuzz-venv clean \
+	check-abi install uninstall deb
 
 all: build
 
@@ -18,17 +21,34 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build venv fuzz-venv
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 -LE 'advise-real|libitm-suite'
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 -LE 'advise-real|libitm-suite|memcached-suite|install-deb'
 
 # Tests that download, not in `make test`: tmkit advise on Debian's memcached and zstd sources,
-# and GCC's own libitm testsuite (Debian's gcc-12 source package) on tmkit and libitm.
+# GCC's own libitm testsuite (Debian's gcc-12 source package) on tmkit and libitm, and
+# memcached's own t/*.t files (Debian's memcached source package) against kvcache.
 test-real: build venv
-	@cd $(BUILD) && ctest --output-on-failure -L 'advise-real|libitm-suite'
+	@cd $(BUILD) && ctest --output-on-failure -L 'advise-real|libitm-suite|memcached-suite'
+
+# The Debian package in a clean Debian root made with mmdebstrap (downloads Debian packages; about
+# 10 minutes): install, run a -fgnu-tm program with `tmkit run`, the opt-in system libitm, removal.
+test-deb: build
+	@cd $(BUILD) && ctest --output-on-failure -L install-deb
+
+# Installing (docs/install.md): PREFIX (default /usr/local), DESTDIR to stage.
+install: build
+	@BUILD=$(abspath $(BUILD)) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh
+
+uninstall:
+	@PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/uninstall.sh
+
+# build/deb/tmkit_VERSION_amd64.deb (dpkg-buildpackage on packaging/debian), checked by lintian.
+deb: deps
+	@BUILD=$(abspath $(BUILD)) scripts/deb.sh
 
 demo: build venv
 	@bin/tmkit demo
 
-# The benchmark suite (bench/README.md): results in bench/results/<date>-all/, table in README.md.
+# The benchmark suite (bench/README.md): its latest run replaces bench/results/suite/.
 bench: build
 	@bin/tmkit bench
 

@@ -23,6 +23,7 @@ command -v bear >/dev/null 2>&1 || need="$need bear"                     # advis
 [ -e /usr/include/event2/event.h ] || need="$need libevent-dev"         # advise: building memcached's sources
 [ -e "$(gcc -print-file-name=libitm.so.1 2>/dev/null)" ] || need="$need libitm1"
 [ -e "$(gcc -print-file-name=libitm.so 2>/dev/null)" ] || need="$need libgcc-12-dev"
+[ -e "$(gcc -print-file-name=plugin)/include/gcc-plugin.h" ] || need="$need gcc-12-plugin-dev"  # tools/gcc-plugin
 command -v memcached >/dev/null 2>&1 || need="$need memcached"            # kvcache: the reference server
 command -v memcslap >/dev/null 2>&1 || need="$need libmemcached-tools"   # kvcache: load and memccapable
 command -v lua5.4 >/dev/null 2>&1 || need="$need lua5.4"                 # channels: the stock interpreter
@@ -30,6 +31,10 @@ command -v clang-14 >/dev/null 2>&1 || need="$need clang-14"             # fuzz:
 [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
     need="$need libclang-rt-14-dev"                                      # fuzz: libFuzzer and sanitizer runtimes
 [ -e /usr/include/lua5.4/lua.h ] || need="$need liblua5.4-dev"          # channels: the C module's API
+command -v help2man >/dev/null 2>&1 || need="$need help2man"               # the manual pages (tools/mangen)
+command -v dh >/dev/null 2>&1 || need="$need debhelper"                   # make deb (packaging/debian)
+command -v lintian >/dev/null 2>&1 || need="$need lintian"                # make deb: the package checked
+command -v mmdebstrap >/dev/null 2>&1 || need="$need mmdebstrap"          # make test-deb: a clean Debian root
 if [ -n "$need" ]; then
     echo "deps: installing:$need" >&2
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -71,6 +71,7 @@ void kv_error(struct kv_conn *c, const struct kv_req *r, uint16_t status)
                       : status == ST_NOT_STORED ? "Not stored."
                       : status == ST_NON_NUMERIC ? "Non-numeric server-side value for incr or decr"
                       : status == ST_NO_MEMORY  ? "Out of memory"
+                      : status == ST_AUTH_ERROR ? "Auth failure."
                                                 : "Unknown command";
     kv_resp(c, r, status, 0, NULL, 0, NULL, 0, msg, strlen(msg));
 }
@@ -121,6 +122,7 @@ static void kv_bin_exec(struct kv_conn *c, const struct kv_req *r)
         kv_bin_store(c, r);
         break;
     case OP_DELETE: case OP_DELETEQ: {
+        KV_DETAIL(r->key, r->keylen, KV_DETAIL_DEL, 0);
         int res = kv_delete(r->key, r->keylen);
         kv_tstat_add(c->stats, res == KV_DELETED ? KV_TS_delete_hits : KV_TS_delete_misses, 1);
         if (res != KV_DELETED)
@@ -133,6 +135,10 @@ static void kv_bin_exec(struct kv_conn *c, const struct kv_req *r)
         kv_bin_delta(c, r);
         break;
     case OP_FLUSH: case OP_FLUSHQ:
+        if (!kv_settings.flush_enabled) { /* -F: memcached's answer */
+            kv_error(c, r, ST_AUTH_ERROR);
+            break;
+        }
         kv_flush(r->extlen == 4 ? (int64_t)kv_get32(r->ext) : 0);
         kv_tstat_add(c->stats, KV_TS_cmd_flush, 1);
         if (r->opcode == OP_FLUSH)
@@ -185,7 +191,10 @@ int kv_binary_step(struct kv_conn *c)
         return 0;
     }
     if (r.bodylen > kv_settings.item_max + 1024) { /* never buffered: refused, then dropped */
-        kv_error(c, &r, r.opcode <= OP_REPLACE || r.opcode >= OP_APPEND ? ST_TOO_LARGE : ST_INVALID);
+        int store = r.opcode <= OP_REPLACE || r.opcode >= OP_APPEND;
+        if (store)
+            kv_tstat_add(c->stats, KV_TS_store_too_large, 1);
+        kv_error(c, &r, store ? ST_TOO_LARGE : ST_INVALID);
         kv_consume(c, 24);
         c->swallow = r.bodylen;
         return 1;

@@ -16,7 +16,8 @@ enum {
 };
 enum {
     ST_OK = 0, ST_NOT_FOUND = 1, ST_EXISTS = 2, ST_TOO_LARGE = 3, ST_INVALID = 4,
-    ST_NOT_STORED = 5, ST_NON_NUMERIC = 6, ST_UNKNOWN = 0x81, ST_NO_MEMORY = 0x82,
+    ST_NOT_STORED = 5, ST_NON_NUMERIC = 6, ST_AUTH_ERROR = 0x20, ST_UNKNOWN = 0x81,
+    ST_NO_MEMORY = 0x82,
 };
 
 struct kv_req {

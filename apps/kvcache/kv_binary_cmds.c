@@ -5,7 +5,8 @@
  * forms: nothing); add on an existing key is "Data exists", replace on a missing one "Not found",
  * a CAS id in set/replace makes them compare-and-swap; incr/decr on a missing key create it with
  * the initial value unless the expiry is 0xffffffff; stat sends one packet per statistic and an
- * empty one to end.
+ * empty one to end ("detail on"/"detail off": only the empty one; "detail dump": the text dump
+ * in one packet keyed "detailed").
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -24,10 +25,16 @@ void kv_bin_get(struct kv_conn *c, const struct kv_req *r)
     int touch = op == OP_TOUCH || op == OP_GAT || op == OP_GATQ || op == OP_GATK || op == OP_GATKQ;
     int with_key = op == OP_GETK || op == OP_GETKQ || op == OP_GATK || op == OP_GATKQ;
     int64_t exptime = touch ? kv_abs_exptime(kv_get32(r->ext), kv_now()) : 0;
-    kv_item *it = kv_get(r->key, r->keylen, touch, exptime);
+    int dead = 0;
+    kv_item *it = kv_get(r->key, r->keylen, touch, exptime, &dead);
     kv_tstat_add(c->stats, touch ? KV_TS_cmd_touch : KV_TS_cmd_get, 1);
+    if (!touch)
+        KV_DETAIL(r->key, r->keylen, KV_DETAIL_GET, it != NULL);
     if (!it) {
         kv_tstat_add(c->stats, touch ? KV_TS_touch_misses : KV_TS_get_misses, 1);
+        if (dead && !touch)
+            kv_tstat_add(c->stats, dead == KV_DEAD_EXPIRED ? KV_TS_get_expired
+                                                           : KV_TS_get_flushed, 1);
         if (kv_quiet(r->opcode))
             return;
         if (with_key)
@@ -65,8 +72,11 @@ void kv_bin_store(struct kv_conn *c, const struct kv_req *r)
     int64_t exptime = concat ? 0 : kv_abs_exptime(kv_get32(r->ext + 4), kv_now());
     int why;
     kv_tstat_add(c->stats, KV_TS_cmd_set, 1);
+    KV_DETAIL(r->key, r->keylen, KV_DETAIL_SET, 0);
     kv_item *it = kv_alloc(r->key, r->keylen, flags, exptime, r->vallen, &why);
     if (!it) {
+        kv_tstat_add(c->stats, why == KV_TOO_LARGE ? KV_TS_store_too_large
+                                                   : KV_TS_store_no_memory, 1);
         kv_error(c, r, why == KV_TOO_LARGE ? ST_TOO_LARGE : ST_NO_MEMORY);
         if (sop == KV_SET)
             kv_delete(r->key, r->keylen);
@@ -132,6 +142,18 @@ void kv_bin_stat(struct kv_conn *c, const struct kv_req *r)
         memcpy(group, r->key, r->keylen), group[r->keylen] = '\0';
     if (!strcmp(group, "reset")) {
         kv_stats_reset();
+        kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
+        return;
+    }
+    /* detail on|off: just the terminator; detail dump: the text lines in one "detailed" packet */
+    if (!strcmp(group, "detail on") || !strcmp(group, "detail off")) {
+        kv_detail_enable(group[8] == 'n');
+        kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
+        return;
+    }
+    if (!strcmp(group, "detail dump")) {
+        int n = kv_detail_dump(buf, sizeof buf);
+        kv_resp(c, r, ST_OK, 0, NULL, 0, "detailed", 8, buf, (size_t)n);
         kv_resp(c, r, ST_OK, 0, NULL, 0, NULL, 0, NULL, 0);
         return;
     }

@@ -31,6 +31,15 @@ int64_t kv_abs_exptime(int64_t exptime, int64_t now)
     return now + exptime;
 }
 
+/* flush_all <arg>: 0 or negative now; up to 30 days a delay; above, a unix time (a time before
+ * anything was stored then flushes nothing, as in memcached). */
+int64_t kv_flush_when(int64_t arg, int64_t now)
+{
+    if (arg <= 0)
+        return 0;
+    return arg > KV_REL_LIMIT ? arg : now + arg;
+}
+
 kv_item *kv_alloc(const char *key, size_t nkey, uint32_t flags, int64_t exptime, size_t nbytes,
                   int *why)
 {
@@ -74,7 +83,7 @@ static int KV_CACHE_FN kv_do_store(kv_item *it, enum kv_store_op op, uint64_t *c
                                    int64_t now)
 {
     int res = KV_NOT_STORED;
-    kv_item *old = kv_do_item_get(KV_ITEM_KEY(it), it->nkey, hv, now);
+    kv_item *old = kv_do_item_get(KV_ITEM_KEY(it), it->nkey, hv, now, NULL);
     kv_item *stored = NULL;
     if (op == KV_ADD) {
         if (!old)
@@ -84,7 +93,7 @@ static int KV_CACHE_FN kv_do_store(kv_item *it, enum kv_store_op op, uint64_t *c
     } else if (!old) {
         res = op == KV_CAS ? KV_NOT_FOUND : KV_NOT_STORED;
     } else if (op == KV_CAS || ((op == KV_APPEND || op == KV_PREPEND) && *cas)) {
-        if (old->cas != *cas)
+        if (old->cas != *cas || !kv_settings.use_cas) /* -C: no id ever matches */
             res = KV_EXISTS;
         else if (op == KV_CAS)
             stored = it;
@@ -123,13 +132,13 @@ int kv_store(kv_item *it, enum kv_store_op op, uint64_t *cas)
     return res;
 }
 
-kv_item *kv_get(const char *key, size_t nkey, int touch, int64_t exptime)
+kv_item *kv_get(const char *key, size_t nkey, int touch, int64_t exptime, int *dead)
 {
     kv_item *it;
     int64_t now = kv_now();
     uint32_t hv = kv_hash(key, nkey);
     KV_CACHE_BEGIN();
-    it = kv_do_item_get(key, nkey, hv, now);
+    it = kv_do_item_get(key, nkey, hv, now, dead);
     if (it && touch)
         it->exptime = exptime;
     KV_CACHE_END();
@@ -150,7 +159,7 @@ int kv_delete(const char *key, size_t nkey)
     int64_t now = kv_now();
     uint32_t hv = kv_hash(key, nkey);
     KV_CACHE_BEGIN();
-    kv_item *it = kv_do_item_get(key, nkey, hv, now);
+    kv_item *it = kv_do_item_get(key, nkey, hv, now, NULL);
     if (it) {
         kv_do_item_unlink(it, hv);
         kv_do_item_release(it);
@@ -166,7 +175,7 @@ int kv_touch(const char *key, size_t nkey, int64_t exptime)
     int64_t now = kv_now();
     uint32_t hv = kv_hash(key, nkey);
     KV_CACHE_BEGIN();
-    kv_item *it = kv_do_item_get(key, nkey, hv, now);
+    kv_item *it = kv_do_item_get(key, nkey, hv, now, NULL);
     if (it) {
         it->exptime = exptime;
         kv_do_item_release(it);
@@ -219,7 +228,7 @@ static int KV_CACHE_FN kv_do_delta(const char *key, size_t nkey, int incr, uint6
                                    uint64_t *value, uint64_t *cas, uint32_t hv, int64_t now)
 {
     int res = KV_NOT_FOUND;
-    kv_item *it = kv_do_item_get(key, nkey, hv, now);
+    kv_item *it = kv_do_item_get(key, nkey, hv, now, NULL);
     uint64_t v;
     if (!it)
         return res;
@@ -279,10 +288,11 @@ int kv_delta_create(const char *key, size_t nkey, uint64_t initial, int64_t expt
     return res;
 }
 
-void kv_flush(int64_t delay)
+void kv_flush(int64_t arg)
 {
     int64_t now = kv_now();
+    int64_t when = kv_flush_when(arg, now);
     KV_CACHE_BEGIN();
-    kv_do_items_flush(delay, now);
+    kv_do_items_flush(when, now);
     KV_CACHE_END();
 }

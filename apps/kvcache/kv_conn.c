@@ -1,14 +1,17 @@
-/* kv_conn.c — the listener and the worker threads.
+/* kv_conn.c — the worker threads and their connections.
  *
- * The listener thread accepts connections (refusing those past -c with memcached's
- * "ERROR Too many open connections"), and hands each to a worker, round robin, by adding it to
- * that worker's epoll set; from then on only that worker touches it. Workers run a level-
+ * The listener (kv_server.c) hands each accepted connection to a worker, round robin, by adding
+ * it to that worker's epoll set (kv_conn_adopt); from then on only that worker touches it.
+ * Workers run a level-
  * triggered epoll loop: read what is there, let the protocol consume as many complete commands
  * as the input holds, send what it can, and wait for EPOLLOUT when the socket is full. A
  * connection with more than KV_WBUF_HIGH bytes of unsent replies is not read until they drain,
  * so a client that pipelines gets without reading cannot grow the server's memory without
- * bound. A client that disconnects mid-command loses the command (an item being filled is
- * released, never linked).
+ * bound. A connection runs at most -R commands (20) per turn: with more input buffered it
+ * yields (conn_yields) and goes on a list its worker runs after the ready connections, so one
+ * client's long pipeline does not hold up the others. A client that disconnects mid-command loses
+ * the command (an item being filled is released, never linked). The protocol of a connection is
+ * chosen by its first byte (0x80: binary), unless -B fixes it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,15 +30,6 @@
 
 #define KV_READ_CHUNK 65536
 
-struct kv_worker {
-    pthread_t thread;
-    int epfd;
-    struct kv_tstats *stats;
-};
-
-static struct kv_worker *kv_workers;
-static int kv_open_conns; /* atomic: for the -c limit */
-int64_t kv_started;
 
 static void kv_grow(char **buf, size_t *cap, size_t need)
 {
@@ -77,9 +71,10 @@ void kv_consume(struct kv_conn *c, size_t n)
         c->rpos = 0;
 }
 
-/* Runs the protocol over the buffered input. */
-static void kv_process(struct kv_conn *c)
+/* Runs the protocol over the buffered input; 1 if it stopped at the -R budget with input left. */
+static int kv_process(struct kv_conn *c)
 {
+    int budget = kv_settings.reqs_per_event;
     while (!c->closing && c->wlen - c->wpos < KV_WBUF_HIGH) {
         if (c->swallow) {
             size_t n = c->swallow < c->rlen ? c->swallow : c->rlen;
@@ -87,10 +82,6 @@ static void kv_process(struct kv_conn *c)
                 break;
             kv_consume(c, n);
             c->swallow -= n;
-            if (!c->swallow && c->swallow_reply) {
-                kv_outs(c, c->swallow_reply);
-                c->swallow_reply = NULL;
-            }
             continue;
         }
         if (c->item) {
@@ -100,12 +91,47 @@ static void kv_process(struct kv_conn *c)
         }
         if (c->rlen == 0)
             break;
+        if (budget == 0) {
+            kv_tstat_add(c->stats, KV_TS_conn_yields, 1);
+            return 1;
+        }
         if (c->proto == KV_PROTO_NONE)
-            c->proto = (unsigned char)c->rbuf[c->rpos] == 0x80 ? KV_PROTO_BINARY : KV_PROTO_TEXT;
+            c->proto = kv_settings.binding == KV_BIND_ASCII    ? KV_PROTO_TEXT
+                       : kv_settings.binding == KV_BIND_BINARY ? KV_PROTO_BINARY
+                       : (unsigned char)c->rbuf[c->rpos] == 0x80 ? KV_PROTO_BINARY
+                                                                 : KV_PROTO_TEXT;
         int more = c->proto == KV_PROTO_TEXT ? kv_text_step(c) : kv_binary_step(c);
         if (!more)
             break;
+        budget--;
     }
+    return 0;
+}
+
+static void kv_pending_add(struct kv_worker *w, struct kv_conn *c)
+{
+    if (c->pending)
+        return;
+    c->pending = 1;
+    c->pprev = NULL;
+    c->pnext = w->pending;
+    if (w->pending)
+        w->pending->pprev = c;
+    w->pending = c;
+}
+
+static void kv_pending_remove(struct kv_worker *w, struct kv_conn *c)
+{
+    if (!c->pending)
+        return;
+    if (c->pprev)
+        c->pprev->pnext = c->pnext;
+    else
+        w->pending = c->pnext;
+    if (c->pnext)
+        c->pnext->pprev = c->pprev;
+    c->pending = 0;
+    c->pnext = c->pprev = NULL;
 }
 
 /* 1: read something or nothing to read, 0: the peer closed, -1: the socket failed. */
@@ -147,7 +173,7 @@ static int kv_flush_out(struct kv_conn *c)
     return 1;
 }
 
-static void kv_close(struct kv_conn *c)
+void kv_close(struct kv_conn *c)
 {
     KV_LOG(2, "<%d connection closed.\n", c->fd);
     if (c->item)
@@ -160,12 +186,14 @@ static void kv_close(struct kv_conn *c)
     KV_STAT_ADD(curr_connections, -1);
 }
 
+/* ev: the epoll events, or 0 for a connection that yielded (its input is buffered). */
 static void kv_handle(struct kv_worker *w, struct kv_conn *c, unsigned ev)
 {
     int r = (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) ? kv_read(c) : 1;
-    if (r >= 0) /* at end of input, still answer the complete commands received */
-        kv_process(c);
+    if (r >= 0 && kv_process(c)) /* at end of input, still answer the complete commands */
+        kv_pending_add(w, c);
     if (r < 0 || !kv_flush_out(c) || r == 0 || (c->closing && c->wpos == c->wlen)) {
+        kv_pending_remove(w, c);
         kv_close(c);
         return;
     }
@@ -179,96 +207,23 @@ static void kv_handle(struct kv_worker *w, struct kv_conn *c, unsigned ev)
     }
 }
 
-static void *kv_worker_main(void *arg)
+void *kv_worker_main(void *arg)
 {
     struct kv_worker *w = arg;
     struct epoll_event evs[64];
     for (;;) {
-        int n = epoll_wait(w->epfd, evs, 64, -1);
+        int n = epoll_wait(w->epfd, evs, 64, w->pending ? 0 : -1);
         for (int i = 0; i < n; i++)
             kv_handle(w, evs[i].data.ptr, evs[i].events);
+        struct kv_conn *list = w->pending; /* the ones that yielded get their next turn */
+        w->pending = NULL;
+        while (list) {
+            struct kv_conn *c = list;
+            list = c->pnext;
+            c->pending = 0;
+            c->pnext = c->pprev = NULL;
+            kv_handle(w, c, 0);
+        }
     }
     return NULL;
-}
-
-static int kv_listen(void)
-{
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)kv_settings.port)};
-    if (inet_pton(AF_INET, kv_settings.addr, &sa.sin_addr) != 1) {
-        fprintf(stderr, "kvcache: -l %s: not an IPv4 address\n", kv_settings.addr);
-        exit(1);
-    }
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 1024) < 0) {
-        fprintf(stderr, "kvcache: cannot listen on %s:%d: %s\n", kv_settings.addr,
-                kv_settings.port, strerror(errno));
-        exit(1);
-    }
-    return fd;
-}
-
-static void kv_accept_loop(int lfd)
-{
-    static const char busy[] = "ERROR Too many open connections\r\n";
-    for (unsigned next = 0;; next++) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE)
-                usleep(10000);
-            continue;
-        }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        if (__atomic_add_fetch(&kv_open_conns, 1, __ATOMIC_RELAXED) > kv_settings.maxconns) {
-            __atomic_fetch_sub(&kv_open_conns, 1, __ATOMIC_RELAXED);
-            ssize_t r = send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL);
-            (void)r;
-            close(fd);
-            KV_STAT_ADD(rejected_connections, 1);
-            continue;
-        }
-        struct kv_conn *c = calloc(1, sizeof *c);
-        if (!c)
-            abort();
-        struct kv_worker *w = &kv_workers[next % (unsigned)kv_settings.threads];
-        c->fd = fd;
-        c->stats = w->stats;
-        c->events = EPOLLIN;
-        KV_STAT_ADD(curr_connections, 1);
-        KV_STAT_ADD(total_connections, 1);
-        KV_LOG(2, "<%d new client connection\n", fd);
-        struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
-        if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &e) < 0)
-            kv_close(c);
-    }
-}
-
-static void *kv_listener_main(void *arg)
-{
-    kv_accept_loop((int)(intptr_t)arg);
-    return NULL;
-}
-
-int kv_server_run(void)
-{
-    int lfd = kv_listen();
-    kv_started = kv_now();
-    kv_workers = calloc((size_t)kv_settings.threads, sizeof *kv_workers);
-    for (int i = 0; i < kv_settings.threads; i++) {
-        kv_workers[i].epfd = epoll_create1(EPOLL_CLOEXEC);
-        kv_workers[i].stats = kv_tstats_new();
-        if (kv_workers[i].epfd < 0 ||
-            pthread_create(&kv_workers[i].thread, NULL, kv_worker_main, &kv_workers[i]) != 0) {
-            fprintf(stderr, "kvcache: cannot start worker %d\n", i);
-            exit(1);
-        }
-    }
-    kv_assoc_start_maintainer();
-    pthread_t t;
-    if (pthread_create(&t, NULL, kv_listener_main, (void *)(intptr_t)lfd) != 0) {
-        fprintf(stderr, "kvcache: cannot start the listener\n");
-        exit(1);
-    }
-    return 0;
 }

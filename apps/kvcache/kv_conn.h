@@ -8,6 +8,7 @@
 #ifndef KV_CONN_H
 #define KV_CONN_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,8 +33,11 @@ struct kv_conn {
     int store_op;
     uint64_t store_cas;
     int noreply;
-    size_t swallow; /* input bytes still to discard */
-    const char *swallow_reply; /* sent once they have been */
+    size_t swallow; /* input bytes still to discard (a refused value) */
+    /* -R: a connection that ran reqs_per_event commands with more input buffered yields; its
+     * worker runs it again after the other ready connections (kv_conn.c) */
+    int pending;
+    struct kv_conn *pnext, *pprev;
 };
 
 /* Appends n bytes / a string to the replies. */
@@ -49,6 +53,19 @@ void kv_consume(struct kv_conn *c, size_t n);
 int kv_text_step(struct kv_conn *c);
 int kv_text_value(struct kv_conn *c); /* streams a storage command's value */
 int kv_binary_step(struct kv_conn *c);
+
+/* A worker thread (started by kv_server.c, run by kv_conn.c): its epoll set, its counters, and
+ * the connections that yielded at the -R budget (doubly linked through kv_conn.pnext/pprev). */
+struct kv_worker {
+    pthread_t thread;
+    int epfd;
+    struct kv_tstats *stats;
+    struct kv_conn *pending;
+};
+void *kv_worker_main(void *worker);
+/* Closes and frees a connection (its worker's thread, or the listener before handing it out). */
+void kv_close(struct kv_conn *c);
+extern int kv_open_conns; /* atomic: open connections, for -c (kv_server.c) */
 
 #define KV_WBUF_HIGH (4u << 20) /* stop reading while this much output is unsent */
 

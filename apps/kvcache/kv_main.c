@@ -4,7 +4,13 @@
  * Options are memcached's, parsed strictly (a bad value stops with a message):
  *   -p PORT (11211)  -t THREADS (4)  -m MEGABYTES (64)  -c MAXCONNS (1024)
  *   -I SIZE (1m; k/m suffixes; 1k..128m)  -l ADDR (127.0.0.1)  -f FACTOR (1.25)
- *   -v / -vv (log to stderr)  -o hashpower=N (16; 1..31)  -U 0 (accepted: no UDP anyway)
+ *   -v / -vv (log to stderr)  -U 0 (accepted: no UDP anyway)  -b BACKLOG (1024)
+ *   -B auto|ascii|binary (auto)  -C (no CAS)  -D CHAR (`stats detail` prefix separator; turns
+ *   detail on)  -F (no flush_all)  -M (out of memory instead of evicting)  -R N (20 commands
+ *   per connection per turn)  -X (no stats cachedump)
+ *   -o LIST, comma-separated: hashpower=N (16; 1..31); and, accepted because they ask for what
+ *   kvcache always is (memcached 1.4's design): no_modern, no_lru_crawler, no_lru_maintainer,
+ *   slab_chunk_max=N (kvcache never chunks items: one chunk of up to -I each)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -26,6 +32,14 @@ struct kv_settings kv_settings = {
     .verbose = 0,
     .hashpower = 16,
     .factor = 1.25,
+    .backlog = 1024,
+    .binding = KV_BIND_AUTO,
+    .use_cas = 1,
+    .flush_enabled = 1,
+    .evict = 1,
+    .dump_enabled = 1,
+    .reqs_per_event = 20,
+    .prefix_delim = ':',
 };
 
 static void kv_usage(int code)
@@ -39,7 +53,17 @@ static void kv_usage(int code)
             "  -c CONNS     most simultaneous connections (1024)\n"
             "  -I SIZE      largest item, also the slab page size (1m; k, m suffixes)\n"
             "  -f FACTOR    chunk size growth factor (1.25)\n"
-            "  -o hashpower=N  initial hash table size 2^N (16)\n"
+            "  -b BACKLOG   listen backlog (1024)\n"
+            "  -B PROTOCOL  auto, ascii or binary (auto: chosen by a connection's first byte)\n"
+            "  -C           no CAS ids (gets shows 0, cas never matches)\n"
+            "  -D CHAR      key prefix separator for `stats detail` (:); turns detail on\n"
+            "  -F           refuse flush_all\n"
+            "  -M           answer out of memory instead of evicting\n"
+            "  -R N         commands a connection runs before others get a turn (20)\n"
+            "  -X           refuse stats cachedump\n"
+            "  -o LIST      comma-separated: hashpower=N (initial hash table 2^N, 16); accepted as\n"
+            "               what kvcache always is: no_modern, no_lru_crawler, no_lru_maintainer,\n"
+            "               slab_chunk_max=N (items are never chunked)\n"
             "  -v, -vv      log to stderr\n",
             KV_VERSION, KV_VARIANT);
     exit(code);
@@ -64,10 +88,27 @@ static long kv_num(const char *opt, const char *s, long lo, long hi, int suffix)
     return v;
 }
 
+/* One -o list: comma-separated settings. */
+static void kv_extended(char *list)
+{
+    for (char *opt = strtok(list, ","); opt; opt = strtok(NULL, ",")) {
+        if (!strncmp(opt, "hashpower=", 10)) {
+            kv_settings.hashpower = (int)kv_num("-o hashpower", opt + 10, 1, 31, 0);
+        } else if (!strncmp(opt, "slab_chunk_max=", 15)) {
+            kv_num("-o slab_chunk_max", opt + 15, 1, 1L << 30, 0); /* items are never chunked */
+        } else if (strcmp(opt, "no_modern") && strcmp(opt, "no_lru_crawler") &&
+                   strcmp(opt, "no_lru_maintainer")) {
+            fprintf(stderr, "kvcache: -o %s: known: hashpower=N, slab_chunk_max=N, no_modern, "
+                            "no_lru_crawler, no_lru_maintainer\n", opt);
+            exit(2);
+        }
+    }
+}
+
 static void kv_options(int argc, char **argv)
 {
     int o;
-    while ((o = getopt(argc, argv, "p:t:m:c:I:l:f:o:U:vh")) != -1) {
+    while ((o = getopt(argc, argv, "p:t:m:c:I:l:f:o:U:b:B:D:R:CFMXvh")) != -1) {
         switch (o) {
         case 'p': kv_settings.port = (int)kv_num("-p", optarg, 0, 65535, 0); break;
         case 't': kv_settings.threads = (int)kv_num("-t", optarg, 1, 256, 0); break;
@@ -76,6 +117,32 @@ static void kv_options(int argc, char **argv)
         case 'I': kv_settings.item_max = (size_t)kv_num("-I", optarg, 1024, 128 << 20, 1); break;
         case 'l': kv_settings.addr = optarg; break;
         case 'U': kv_num("-U", optarg, 0, 0, 0); break;
+        case 'b': kv_settings.backlog = (int)kv_num("-b", optarg, 1, 1 << 20, 0); break;
+        case 'R': kv_settings.reqs_per_event = (int)kv_num("-R", optarg, 1, 1 << 20, 0); break;
+        case 'C': kv_settings.use_cas = 0; break;
+        case 'F': kv_settings.flush_enabled = 0; break;
+        case 'M': kv_settings.evict = 0; break;
+        case 'X': kv_settings.dump_enabled = 0; break;
+        case 'B':
+            if (!strcmp(optarg, "auto")) {
+                kv_settings.binding = KV_BIND_AUTO;
+            } else if (!strcmp(optarg, "ascii")) {
+                kv_settings.binding = KV_BIND_ASCII;
+            } else if (!strcmp(optarg, "binary")) {
+                kv_settings.binding = KV_BIND_BINARY;
+            } else {
+                fprintf(stderr, "kvcache: -B %s: want auto, ascii or binary\n", optarg);
+                exit(2);
+            }
+            break;
+        case 'D':
+            if (strlen(optarg) != 1) {
+                fprintf(stderr, "kvcache: -D %s: want one character\n", optarg);
+                exit(2);
+            }
+            kv_settings.prefix_delim = optarg[0];
+            kv_detail_enable(1);
+            break;
         case 'v': kv_settings.verbose++; break;
         case 'h': kv_usage(0); break;
         case 'f': {
@@ -87,13 +154,7 @@ static void kv_options(int argc, char **argv)
             }
             break;
         }
-        case 'o':
-            if (strncmp(optarg, "hashpower=", 10)) {
-                fprintf(stderr, "kvcache: -o %s: only hashpower=N is known\n", optarg);
-                exit(2);
-            }
-            kv_settings.hashpower = (int)kv_num("-o hashpower", optarg + 10, 1, 31, 0);
-            break;
+        case 'o': kv_extended(optarg); break;
         default: kv_usage(2);
         }
     }

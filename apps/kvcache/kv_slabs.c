@@ -32,6 +32,7 @@ struct kv_class {
 static struct kv_class kv_classes[KV_CLASS_MAX + 1];
 static int kv_nclasses;
 static size_t kv_mem_malloced;
+static long kv_malloc_fails;
 #if KV_SLABS_SWAPPED
 __thread int kv_slabs_held;
 #endif
@@ -63,6 +64,17 @@ int KV_TM_SAFE kv_slabs_clsid(size_t total)
 
 size_t KV_CACHE_FN kv_slabs_chunk_size(int clsid) { return kv_classes[clsid].size; }
 
+int kv_slabs_nclasses(void) { return kv_nclasses; }
+
+long kv_slabs_malloc_fails(void)
+{
+    long n;
+    KV_SLABS_BEGIN();
+    n = kv_malloc_fails;
+    KV_SLABS_END();
+    return n;
+}
+
 /* Adds a page to class c; 0 at the memory limit (caller holds slabs_lock). */
 static int KV_TM_SAFE kv_slabs_grow(struct kv_class *c)
 {
@@ -70,11 +82,12 @@ static int KV_TM_SAFE kv_slabs_grow(struct kv_class *c)
     if (c->pages > 0 && kv_mem_malloced + len > kv_settings.maxbytes)
         return 0;
     char *page = malloc(len);
-    if (!page)
+    if (!page) {
+        kv_malloc_fails++;
         return 0;
+    }
     for (size_t i = 0; i < c->perpage; i++) {
         kv_item *it = (kv_item *)(page + i * c->size);
-        it->slabbed = 1;
         it->hnext = c->free;
         c->free = it;
     }
@@ -94,7 +107,6 @@ kv_item *KV_CACHE_FN kv_slabs_alloc(int clsid)
         c->free = it->hnext;
         c->nfree--;
         c->used++;
-        it->slabbed = 0;
         it->clsid = (uint8_t)clsid;
     }
     KV_SLABS_IN_END();
@@ -108,7 +120,6 @@ void kv_slabs_free(kv_item *it)
 {
     struct kv_class *c = &kv_classes[it->clsid];
     KV_SLABS_FREE_BEGIN();
-    it->slabbed = 1;
     it->linked = 0;
     it->hnext = c->free;
     c->free = it;
@@ -134,9 +145,10 @@ int kv_slabs_stats(char *out, size_t cap)
         len += snprintf(out + len, cap - (size_t)len,
                         "STAT %d:chunk_size %zu\r\nSTAT %d:chunks_per_page %zu\r\n"
                         "STAT %d:total_pages %ld\r\nSTAT %d:total_chunks %ld\r\n"
-                        "STAT %d:used_chunks %ld\r\nSTAT %d:free_chunks %ld\r\n",
+                        "STAT %d:used_chunks %ld\r\nSTAT %d:free_chunks %ld\r\n"
+                        "STAT %d:free_chunks_end 0\r\n",
                         i, c->size, i, c->perpage, i, c->pages, i, c->pages * (long)c->perpage,
-                        i, c->used, i, c->nfree);
+                        i, c->used, i, c->nfree, i);
     }
     if (len < (int)cap)
         len += snprintf(out + len, cap - (size_t)len,

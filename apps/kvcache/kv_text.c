@@ -6,9 +6,12 @@
  * "ERROR" for an unknown command or a wrong number of arguments, "CLIENT_ERROR bad command line
  * format" for a malformed one (a key over 250 bytes, a number that does not parse), "CLIENT_ERROR
  * bad data chunk" when the value is not followed by \r\n, "SERVER_ERROR object too large for
- * cache" / "SERVER_ERROR out of memory storing object" (the value is then read and dropped). A
- * line of more than KV_LINE_MAX bytes (KV_GETLINE_MAX for get/gets) closes the connection, with no
- * answer, as memcached does. The storage commands and their values: kv_text_store.c.
+ * cache" / "SERVER_ERROR out of memory storing object" (answered at once; the value is then read
+ * and dropped). A get with any key over 250 bytes is refused whole, before anything is looked up.
+ * A line of more than KV_LINE_MAX bytes (KV_GETLINE_MAX for get/gets) closes the connection, with
+ * no answer, as memcached does, and so does an unknown command whose last word starts with
+ * "HTTP/" (a web client on the cache's port). The storage commands and their values:
+ * kv_text_store.c; stats, slabs, flush_all and verbosity: kv_text_admin.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -82,42 +85,59 @@ static void kv_value_out(struct kv_conn *c, kv_item *it, int with_cas)
     kv_out(c, "\r\n", 2);
 }
 
-/* get, gets, gat, gats: keys from token `first` on, then those in l->rest. */
+/* The next key of a get: token i, then the words of l->rest; 0 at the end. */
+static int kv_next_key(struct kv_line *l, int *i, char **rest, char **key, size_t *nkey)
+{
+    if (*i < l->n) {
+        *key = l->tok[*i];
+        *nkey = l->len[(*i)++];
+        return 1;
+    }
+    char *r = *rest;
+    while (r && *r == ' ')
+        r++;
+    if (!r || !*r)
+        return 0;
+    *key = r;
+    while (*r && *r != ' ')
+        r++;
+    *nkey = (size_t)(r - *key);
+    *rest = r;
+    return 1;
+}
+
+/* get, gets, gat, gats: keys from token `first` on, then those in l->rest. A key over 250
+ * bytes anywhere refuses the whole command before any key is looked up. */
 static void kv_cmd_get(struct kv_conn *c, struct kv_line *l, int first, int with_cas, int touch,
                        int64_t exptime)
 {
-    char *rest = l->rest;
+    char *rest = l->rest, *key;
+    size_t nkey;
     int i = first;
-    for (;;) {
-        char *key;
-        size_t nkey;
-        if (i < l->n) {
-            key = l->tok[i];
-            nkey = l->len[i++];
-        } else {
-            while (rest && *rest == ' ')
-                rest++;
-            if (!rest || !*rest)
-                break;
-            key = rest;
-            while (*rest && *rest != ' ')
-                rest++;
-            nkey = (size_t)(rest - key);
-        }
+    while (kv_next_key(l, &i, &rest, &key, &nkey)) {
         if (nkey > KV_KEY_MAX) {
             kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
             return;
         }
-        kv_item *it = kv_get(key, nkey, touch, exptime);
+    }
+    rest = l->rest;
+    i = first;
+    while (kv_next_key(l, &i, &rest, &key, &nkey)) {
+        int dead = 0;
+        kv_item *it = kv_get(key, nkey, touch, exptime, &dead);
         kv_tstat_add(c->stats, KV_TS_cmd_get, 1);
         if (touch)
             kv_tstat_add(c->stats, KV_TS_cmd_touch, 1);
+        KV_DETAIL(key, nkey, KV_DETAIL_GET, it != NULL);
         if (it) {
             kv_tstat_add(c->stats, touch ? KV_TS_touch_hits : KV_TS_get_hits, 1);
             kv_value_out(c, it, with_cas);
             kv_release(it);
         } else {
             kv_tstat_add(c->stats, touch ? KV_TS_touch_misses : KV_TS_get_misses, 1);
+            if (dead)
+                kv_tstat_add(c->stats, dead == KV_DEAD_EXPIRED ? KV_TS_get_expired
+                                                               : KV_TS_get_flushed, 1);
         }
     }
     kv_outs(c, "END\r\n");
@@ -152,33 +172,12 @@ static void kv_cmd_delta(struct kv_conn *c, struct kv_line *l, int incr)
     }
 }
 
-static void kv_cmd_stats(struct kv_conn *c, struct kv_line *l)
-{
-    if (l->n == 2 && !strcmp(l->tok[1], "reset")) {
-        kv_stats_reset();
-        kv_outs(c, "RESET\r\n");
-        return;
-    }
-    static __thread char *buf;
-    const size_t cap = 64 * 1024;
-    if (!buf && !(buf = malloc(cap)))
-        abort();
-    int n = l->n > 2 ? -1 : kv_stats_report(l->n == 2 ? l->tok[1] : "", buf, cap);
-    if (n < 0) {
-        kv_outs(c, "ERROR\r\n");
-        return;
-    }
-    kv_out(c, buf, (size_t)n);
-    kv_outs(c, "END\r\n");
-}
-
 /* The commands with a fixed shape; returns 0 if `cmd` is none of them. */
 static int kv_dispatch(struct kv_conn *c, struct kv_line *l)
 {
     const char *cmd = l->tok[0];
     int n = l->n;
     int64_t t;
-    uint64_t u;
     if ((!strcmp(cmd, "get") || !strcmp(cmd, "gets")) && n >= 2) {
         kv_cmd_get(c, l, 1, cmd[3] == 's', 0, 0);
     } else if ((!strcmp(cmd, "gat") || !strcmp(cmd, "gats")) && n >= 2) { /* no key: END */
@@ -210,6 +209,7 @@ static int kv_dispatch(struct kv_conn *c, struct kv_line *l)
         } else if (l->len[1] > KV_KEY_MAX) {
             kv_reply(c, "CLIENT_ERROR bad command line format");
         } else {
+            KV_DETAIL(l->tok[1], l->len[1], KV_DETAIL_DEL, 0);
             int res = kv_delete(l->tok[1], l->len[1]);
             kv_tstat_add(c->stats, res == KV_DELETED ? KV_TS_delete_hits : KV_TS_delete_misses, 1);
             kv_reply(c, res == KV_DELETED ? "DELETED" : "NOT_FOUND");
@@ -227,26 +227,15 @@ static int kv_dispatch(struct kv_conn *c, struct kv_line *l)
             kv_reply(c, res == KV_TOUCHED ? "TOUCHED" : "NOT_FOUND");
         }
     } else if (!strcmp(cmd, "flush_all") && n <= 3) {
-        c->noreply = !strcmp(l->tok[n - 1], "noreply");
-        int args = n - 1 - c->noreply;
-        if (args > 1) {
-            kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
-        } else if (args == 1 && !kv_parse_i64s(l->tok[1], &t)) {
-            kv_outs(c, "CLIENT_ERROR invalid exptime argument\r\n");
-        } else {
-            kv_flush(args == 1 ? t : 0);
-            kv_tstat_add(c->stats, KV_TS_cmd_flush, 1);
-            kv_reply(c, "OK");
-        }
+        kv_cmd_flush_all(c, l);
     } else if (!strcmp(cmd, "stats")) {
         kv_cmd_stats(c, l);
+    } else if (!strcmp(cmd, "slabs")) {
+        kv_cmd_slabs(c, l);
     } else if (!strcmp(cmd, "version") && n == 1) {
         kv_outs(c, "VERSION " KV_VERSION "\r\n");
     } else if (!strcmp(cmd, "verbosity") && (n == 2 || n == 3)) {
-        c->noreply = !strcmp(l->tok[n - 1], "noreply");
-        if (kv_parse_u64s(l->tok[1], &u))
-            kv_set_verbose(u > 2 ? 2 : (int)u);
-        kv_reply(c, "OK");
+        kv_cmd_verbosity(c, l);
     } else if (!strcmp(cmd, "quit") && n == 1) {
         c->closing = 1;
     } else {
@@ -274,8 +263,23 @@ int kv_text_step(struct kv_conn *c)
     struct kv_line l;
     kv_tokenize(line, &l);
     c->noreply = 0;
-    if (l.n == 0 || !kv_dispatch(c, &l))
+    if (l.n == 0 || !kv_dispatch(c, &l)) {
+        const char *last = l.n ? l.tok[l.n - 1] : "";
+        for (char *r = l.rest; r && *r;) { /* the last word, past the tokens */
+            while (*r == ' ')
+                r++;
+            if (*r)
+                last = r;
+            while (*r && *r != ' ')
+                r++;
+        }
+        if (l.n >= 1 && !strncmp(last, "HTTP/", 5)) {
+            c->closing = 1; /* memcached hangs up on an HTTP request without a word */
+            kv_consume(c, c->rlen);
+            return 0;
+        }
         kv_outs(c, "ERROR\r\n");
+    }
     if (!c->item)
         c->noreply = 0;
     kv_consume(c, used);

@@ -1,5 +1,6 @@
-/* kv_text.h — what the text protocol's two files (kv_text.c: lines and commands,
- * kv_text_store.c: storage commands and their values) share. */
+/* kv_text.h — what the text protocol's three files (kv_text.c: lines and commands,
+ * kv_text_store.c: storage commands and their values, kv_text_admin.c: stats, slabs, flush_all,
+ * verbosity) share. */
 #ifndef KV_TEXT_H
 #define KV_TEXT_H
 
@@ -20,5 +21,10 @@ int kv_parse_i64s(const char *s, int64_t *v);
 /* set, add, replace, append, prepend, cas: checks the line, allocates the item, and leaves the
  * connection reading the value (kv_text_value). */
 void kv_cmd_store(struct kv_conn *c, struct kv_line *l, enum kv_store_op op);
+/* stats [group ...], slabs ..., flush_all [time] [noreply], verbosity level [noreply] */
+void kv_cmd_stats(struct kv_conn *c, struct kv_line *l);
+void kv_cmd_slabs(struct kv_conn *c, struct kv_line *l);
+void kv_cmd_flush_all(struct kv_conn *c, struct kv_line *l);
+void kv_cmd_verbosity(struct kv_conn *c, struct kv_line *l);
 
 #endif

@@ -2,11 +2,12 @@
  * cas.
  *
  * The command line is checked first (a malformed one is answered at once and its value, if any,
- * is then read as commands, as memcached does); then an item of the announced size is allocated
- * and the value streams into it as it arrives (kv_text_value), without buffering it whole.
- * The two bytes after the value must be \r\n ("CLIENT_ERROR bad data chunk" otherwise). A value
- * that cannot be stored (over -I, or no memory) is read and dropped, and the SERVER_ERROR answer
- * is sent once it has been; a failed `set` also deletes the key's old value, as memcached does.
+ * is then read as commands, as memcached does; so is a length that does not fit a 32-bit int
+ * with its \r\n, such as 2147483647); then an item of the announced size is allocated and the
+ * value streams into it as it arrives (kv_text_value), without buffering it whole. The two bytes
+ * after the value must be \r\n ("CLIENT_ERROR bad data chunk" otherwise). A value that cannot
+ * be stored (over -I, or no memory) is refused at once, as memcached 1.4 does, and then read and
+ * dropped without being kept; a failed `set` also deletes the key's old value, as memcached does.
  */
 #include <string.h>
 
@@ -21,7 +22,7 @@ void kv_cmd_store(struct kv_conn *c, struct kv_line *l, enum kv_store_op op)
     /* flags: any 64-bit number, of which the low 32 bits are kept, as memcached 1.4-1.6 do */
     if (l->len[1] > KV_KEY_MAX || !kv_parse_u64s(l->tok[2], &flags) ||
         !kv_parse_i64s(l->tok[3], &exptime) || !kv_parse_u64s(l->tok[4], &bytes) ||
-        bytes > INT32_MAX || (op == KV_CAS && !kv_parse_u64s(l->tok[5], &cas)) ||
+        bytes > INT32_MAX - 2 || (op == KV_CAS && !kv_parse_u64s(l->tok[5], &cas)) ||
         (l->n == want + 1 && !c->noreply)) {
         c->noreply = 0;
         kv_outs(c, "CLIENT_ERROR bad command line format\r\n");
@@ -31,11 +32,13 @@ void kv_cmd_store(struct kv_conn *c, struct kv_line *l, enum kv_store_op op)
     kv_item *it = kv_alloc(l->tok[1], l->len[1], (uint32_t)flags, kv_abs_exptime(exptime, kv_now()),
                            (size_t)bytes, &why);
     kv_tstat_add(c->stats, KV_TS_cmd_set, 1);
+    KV_DETAIL(l->tok[1], l->len[1], KV_DETAIL_SET, 0);
     if (!it) {
-        /* answered once the value has been read and dropped, as memcached does */
-        c->swallow_reply = c->noreply ? NULL
-                           : why == KV_TOO_LARGE ? "SERVER_ERROR object too large for cache\r\n"
-                                                 : "SERVER_ERROR out of memory storing object\r\n";
+        /* answered now; the value is then read and dropped */
+        kv_tstat_add(c->stats, why == KV_TOO_LARGE ? KV_TS_store_too_large : KV_TS_store_no_memory,
+                     1);
+        kv_reply(c, why == KV_TOO_LARGE ? "SERVER_ERROR object too large for cache"
+                                        : "SERVER_ERROR out of memory storing object");
         c->swallow = (size_t)bytes + 2;
         if (op == KV_SET) /* memcached drops the old value rather than keep a stale one */
             kv_delete(l->tok[1], l->len[1]);

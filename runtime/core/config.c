@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "hooks.h"
+#include "redo.h"
 #include "tx.h"
 
 tm_config_t tm_config;
@@ -49,16 +50,25 @@ static const tm_cfg_entry tm_cfg_table[] = {
      "thread that has run many serial transactions in a row while the others wait or idle "
      "(rotate: it gives the bias back to the next thread that takes the serial lock), or only "
      "the only transacting thread (single)"},
-    {"TMKIT_HTM", TM_CFG_WORDS, "auto", 0, 0, {"auto", "off"}, &tm_config.htm,
+    {"TMKIT_HTM", TM_CFG_WORDS, "auto", 0, 0, {"auto", "off", "simulate"}, &tm_config.htm,
      "hardware transactions: where the CPU has Intel RTM, adaptive may choose its htm mode, "
      "which runs each transaction as one and falls back on the serial lock after a few aborts "
-     "(auto), or never (off)"},
+     "(auto), or never (off); simulate, for tests on any CPU: the hardware path runs but "
+     "every try aborts, a conflict then a capacity abort, and the attempt takes the lock"},
     {"TMKIT_ADAPTIVE_MODES", TM_CFG_WORDS, "write-through", 0, 0, {"write-through", "all"},
      &tm_config.adaptive_modes,
      "the modes adaptive may choose: write-through (gl_wt, serial, orec_eager: a transaction's "
      "own writes are in memory at once, as under GCC's libitm) or all (also the redo-log "
      "algorithms NOrec and orec_lazy, for programs that never read or write memory the "
      "transaction wrote from plain or transaction_pure code; docs/algorithms.md)"},
+    {"TMKIT_REDO_CHECK", TM_CFG_WORDS, "auto", 0, 0, {"auto", "strict", "off"},
+     &tm_config.redo_check,
+     "before a redo-log algorithm may run (TMKIT_ALGO=norec or orec_lazy, "
+     "TMKIT_ADAPTIVE_MODES=all), scan the transaction clones of the program and its -fgnu-tm "
+     "libraries, and refuse norec/orec_lazy (run adaptive write-through) on what a redo log "
+     "gets wrong: calls through transaction_pure function pointers, inlined copies and fills "
+     "(auto), also calls of transaction_pure functions (strict), or run without the scan, "
+     "answering for the redo log's rules yourself (off; redo_check.c, docs/algorithms.md)"},
     {"TMKIT_STATS", TM_CFG_STATS, NULL, 0, 0, {NULL}, NULL,
      "per-site statistics at exit: a JSON file path, or - for a table on stderr"},
     {"TMKIT_STATS_STRIDE", TM_CFG_UINT, "0", 0, 65536, {NULL}, &tm_config.stats_stride,
@@ -182,6 +192,40 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
     }
 }
 
+/* The table as text, one variable a line: NAME<TAB>VALUES<TAB>DEFAULT<TAB>HELP, where VALUES is
+ * MIN-MAX, the words joined by |, the algorithms' names, PATH|- or NAME. `tmkit-info --config`
+ * prints it; tmkit(7) is generated from it (tools/mangen/env_page.py), so the manual lists
+ * exactly what this parser accepts. */
+void tm_config_describe(FILE *out)
+{
+    for (size_t i = 0; i < TM_CFG_N; i++) {
+        const tm_cfg_entry *e = &tm_cfg_table[i];
+        fprintf(out, "%s\t", e->name);
+        switch (e->type) {
+        case TM_CFG_ALGO:
+            for (const tm_algo *const *a = tm_hooks.algos; *a; a++)
+                fprintf(out, "%s%s", a == tm_hooks.algos ? "" : "|", (*a)->name);
+            break;
+        case TM_CFG_UINT:
+            fprintf(out, "%lu-%lu", e->min, e->max);
+            break;
+        case TM_CFG_WORDS:
+            for (int w = 0; w < 4 && e->words[w]; w++)
+                fprintf(out, "%s%s", w ? "|" : "", e->words[w]);
+            break;
+        case TM_CFG_STATS:
+            fputs("PATH|-", out);
+            break;
+        case TM_CFG_STATS_SHM:
+            fputs("NAME", out);
+            break;
+        }
+        fprintf(out, "\t%s\t%s\n",
+                e->type == TM_CFG_ALGO ? tm_hooks.algos[0]->name : e->dflt ? e->dflt : "",
+                e->help);
+    }
+}
+
 extern char **environ;
 
 /* Runs before any transaction can start (library constructors run before the program's), after
@@ -211,4 +255,5 @@ __attribute__((constructor(TM_INIT_CONFIG))) static void tm_config_init(void)
     }
     for (size_t i = 0; i < TM_CFG_N; i++)
         tm_cfg_apply(&tm_cfg_table[i], values[i]);
+    tm_redo_check(); /* may stop the program, or leave the redo-log modes out of adaptive's */
 }

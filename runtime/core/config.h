@@ -4,6 +4,7 @@
 #define TMKIT_CONFIG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 typedef struct tm_algo tm_algo;
@@ -17,6 +18,7 @@ typedef struct tm_config {
     uint32_t htm;            /* TMKIT_HTM: enum tm_htm_mode */
     uint32_t adaptive_modes; /* TMKIT_ADAPTIVE_MODES: enum tm_adaptive_modes */
     uint32_t bias;           /* TMKIT_BIAS: enum tm_bias_mode */
+    uint32_t redo_check;     /* TMKIT_REDO_CHECK: enum tm_redo_check_mode (redo.h) */
 } tm_config_t;
 
 /* TMKIT_PRIVATIZATION, in the order of its words in the table (config.c). */
@@ -26,10 +28,11 @@ enum tm_priv {
     TM_PRIV_OFF,     /* never: for programs that do not privatize */
 };
 
-/* TMKIT_SERIAL_WAIT, in the order of its words in the table (config.c). */
+/* TMKIT_HTM, in the order of its words in the table (config.c). */
 enum tm_htm_mode {
     TM_HTM_AUTO, /* the serial modes elide the serial lock with RTM where the CPU has it (htm.c) */
     TM_HTM_OFF,
+    TM_HTM_SIMULATE, /* tests: the hardware path runs, every try aborts as scripted (htm.c) */
 };
 
 enum tm_serial_wait_mode {
@@ -50,5 +53,8 @@ enum tm_adaptive_modes {
 };
 
 extern tm_config_t tm_config __attribute__((visibility("hidden")));
+
+/* The configuration table as text (config.c; `tmkit-info --config`). */
+void tm_config_describe(FILE *out) __attribute__((visibility("hidden")));
 
 #endif

@@ -12,6 +12,7 @@ static void tm_hook_nop_tx_flag(tm_tx *tx, bool flag) { (void)tx, (void)flag; }
 static void tm_hook_nop_tx_u64(tm_tx *tx, uint64_t v) { (void)tx, (void)v; }
 static void tm_hook_nop_tx_size(tm_tx *tx, size_t v) { (void)tx, (void)v; }
 static void tm_hook_nop_abort(tm_tx *tx, tm_abort_reason why) { (void)tx, (void)why; }
+static void tm_hook_nop_tx_unsigned(tm_tx *tx, unsigned v) { (void)tx, (void)v; }
 static void tm_hook_nop_irrevocable(tm_tx *tx, uintptr_t pc) { (void)tx, (void)pc; }
 static void tm_hook_nop(void) {}
 static void tm_hook_nop_str(const char *s) { (void)s; }
@@ -44,6 +45,7 @@ tm_hooks_t tm_hooks = {
     .stats_abort = tm_hook_nop_abort,
     .stats_nested_cancel = tm_hook_nop_tx,
     .stats_irrevocable = tm_hook_nop_irrevocable,
+    .stats_htm = tm_hook_nop_tx_unsigned,
     .stats_serial_wait = tm_hook_nop_tx_u64,
     .stats_quiesce_wait = tm_hook_nop_tx_u64,
     .stats_thread_exit = tm_hook_nop_tx,

@@ -51,6 +51,9 @@ typedef struct tm_hooks {
     void (*stats_nested_cancel)(tm_tx *tx);
     /* A speculative or serial attempt goes irrevocable at caller_pc (txn.c). */
     void (*stats_irrevocable)(tm_tx *tx, uintptr_t caller_pc);
+    /* A hardware-transaction try of the attempt ended (htm.c): status is _xbegin's abort
+     * status, or TM_HTM_COMMITTED when it committed. */
+    void (*stats_htm)(tm_tx *tx, unsigned status);
     /* The TSC cycles an attempt waited for the serial lock or its drain (serial.c). */
     void (*stats_serial_wait)(tm_tx *tx, uint64_t cycles);
     /* The TSC cycles a committed writer waited for privatization safety (serial.c). */

@@ -24,7 +24,15 @@
  * TMKIT_HTM=off takes the mode out of adaptive's set; so does a CPU without RTM (cpuid). The
  * algorithm `htm` (algo/serial.c, its flag `htm`) is serialirr with this path always on;
  * serialirr never uses it. The counters' additions and the wake-up of tm_retry waiters are
- * ext/'s, called through hooks (hooks.h). */
+ * ext/'s, called through hooks (hooks.h).
+ * Statistics: every try that aborts is counted by its cause, and every attempt that commits in
+ * hardware as such (hooks.h: stats_htm; the counters htm_* of stats/stats.h), after the abort or
+ * the commit, outside the hardware transaction. The attempt itself was counted when it started,
+ * as a serial one (abi/checkpoint.S counts before it comes here).
+ * TMKIT_HTM=simulate runs this path on any CPU for the tests (tests/unit/test_htm_stats.sh):
+ * no RTM instruction is executed, each try "aborts" with the status tm_htm_simulated gives (a
+ * conflict that may succeed on a retry, then a capacity abort), so every attempt counts its two
+ * aborts, backs off and takes the lock as after real ones. */
 #include <immintrin.h>
 
 #include "config.h"
@@ -32,8 +40,8 @@
 #include "serial_fast.h"
 
 #define TM_HTM_TRIES 2
-#define TM_HTM_LOCKED 0xff /* explicit abort: the serial lock was held, or readers not excluded */
-#define TM_HTM_SOFTWARE 0xfe /* explicit abort: the attempt needs the software path */
+/* The explicit abort codes TM_HTM_LOCKED and TM_HTM_SOFTWARE: tx_modules.h (the statistics
+ * tell them apart). */
 
 _Atomic bool tm_htm_on; /* read by checkpoint.S's serial path; set by adaptive (cm.c) */
 bool tm_htm_available;
@@ -50,11 +58,18 @@ __attribute__((target("rtm"))) static bool tm_htm_works(void)
     return false;
 }
 
+/* TMKIT_HTM=simulate: the status of try number `tries` of an attempt. */
+static unsigned tm_htm_simulated(unsigned tries)
+{
+    return tries == 0 ? _XABORT_CONFLICT | _XABORT_RETRY : _XABORT_CAPACITY;
+}
+
 __attribute__((constructor(TM_INIT_HTM))) static void tm_htm_init(void)
 {
     __builtin_cpu_init();
-    tm_htm_available = tm_config.htm == TM_HTM_AUTO && __builtin_cpu_supports("rtm") &&
-                       tm_htm_works();
+    tm_htm_available = tm_config.htm == TM_HTM_SIMULATE ||
+                       (tm_config.htm == TM_HTM_AUTO && __builtin_cpu_supports("rtm") &&
+                        tm_htm_works());
     /* relaxed: before any thread but this one exists. */
     if (tm_config.algo->htm && tm_htm_available)
         atomic_store_explicit(&tm_htm_on, true, memory_order_relaxed);
@@ -75,8 +90,9 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
     }
     /* A wait for the lock's holder does not use up a try (every fallback would otherwise
      * abort the other threads' tries, which would fall back in turn), but ends a run of 64. */
+    bool simulated = TM_UNLIKELY(tm_config.htm == TM_HTM_SIMULATE);
     for (unsigned tries = 0, runs = 0; tries < TM_HTM_TRIES && runs < 64; runs++) {
-        unsigned st = _xbegin();
+        unsigned st = simulated ? tm_htm_simulated(tries) : _xbegin();
         if (st == _XBEGIN_STARTED) {
             /* relaxed: inside the hardware transaction these loads join its read set; a
              * later write of either word aborts it. */
@@ -86,6 +102,8 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
             tx->flags = TM_F_HTM | TM_F_IRREVOCABLE;
             return a_runUninstrumentedCode | a_saveLiveVariables;
         }
+        if (TM_UNLIKELY(tm_stats_on))
+            tm_hooks.stats_htm(tx, st);
         if ((st & _XABORT_EXPLICIT) && _XABORT_CODE(st) == TM_HTM_LOCKED) {
             /* The lock's holder runs alone: wait until it is done, as a serial waiter would,
              * but without the lock's line in modified state. Readers no longer excluded:
@@ -122,6 +140,8 @@ __attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
     _xend();
     tx->htm_skip_next -= tx->htm_skip_next > 0;
     tx->flags = 0;
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_hooks.stats_htm(tx, TM_HTM_COMMITTED);
     /* Waiters the writes may concern, with the logs still intact (the hook reads them).
      * relaxed: as a serial commit's unlock reads it (serial_fast.h); a waiter that registers
      * later reads the memory we wrote. */

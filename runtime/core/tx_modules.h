@@ -110,6 +110,11 @@ TM_HIDDEN void tm_grace_wait(tm_tx *self);
 /* htm.c: the serial modes' hardware transactions. */
 extern _Atomic bool tm_htm_on TM_HIDDEN;  /* adaptive is in its HTM mode (cm.c) */
 extern bool tm_htm_available TM_HIDDEN; /* RTM, and TMKIT_HTM is not off */
+/* The explicit abort codes of the hardware path (xabort's argument), and the status the
+ * statistics' hook (hooks.h: stats_htm) gets for a try that committed: _XBEGIN_STARTED. */
+#define TM_HTM_LOCKED 0xff   /* the serial lock was held, or readers not excluded */
+#define TM_HTM_SOFTWARE 0xfe /* the attempt needs the software path */
+#define TM_HTM_COMMITTED (~0u)
 TM_HIDDEN __attribute__((noreturn)) void tm_htm_abort(void);
 TM_HIDDEN void tm_htm_commit(tm_tx *tx);
 /* txn.c: must a writer under dispatch d quiesce after it commits (TMKIT_PRIVATIZATION)? */

@@ -26,7 +26,8 @@
 #include "stats.h"
 
 #define TM_SHM_MAGIC 0x316d73746b6d74ull /* "tmktsm1" */
-#define TM_SHM_VERSION 4 /* 2: tm_site.fast; 3: tm_site.fast_serial; 4: gcc_irrevocable, build ids */
+#define TM_SHM_VERSION 5 /* 2: tm_site.fast; 3: tm_site.fast_serial; 4: gcc_irrevocable, build ids;
+                           * 5: the htm counters */
 #define TM_SHM_BLOCKS 128  /* threads counting at once, over all processes */
 #define TM_SHM_OBJECTS 64  /* executables and shared objects containing sites */
 #define TM_SHM_PATH 256

@@ -221,6 +221,13 @@ void tm_stats_group(tm_tx *tx, uintptr_t pc, bool exclusive, uint64_t wait_cycle
     s->c[TM_STAT_cycles_group_wait] += wait_cycles;
 }
 
+/* A hardware try of the attempt at jb0.pc ended (core/htm.c, through the hook stats_htm): out of
+ * the hardware transaction, so the count stays whatever the try did. */
+void tm_stats_htm(tm_tx *tx, unsigned status)
+{
+    tm_stats_cached_site(tx, (uintptr_t)tx->jb0.pc)->c[tm_stats_htm_counter(status)]++;
+}
+
 void tm_stats_group_held(tm_tx *tx, uintptr_t pc, uint64_t cycles)
 {
     tm_stats_cached_site(tx, pc)->c[TM_STAT_cycles_group_held] += cycles;

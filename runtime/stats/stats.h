@@ -51,7 +51,17 @@
     X(group_locks, "tm_group_lock calls: lock groups taken exclusively by a non-revocable "   \
                    "section (the site is the call)")                                         \
     X(cycles_group_wait, "TSC cycles these calls waited for their groups")                    \
-    X(cycles_group_held, "TSC cycles the groups of tm_group_lock calls were held exclusively")
+    X(cycles_group_held, "TSC cycles the groups of tm_group_lock calls were held exclusively") \
+    X(htm_commits, "attempts that ran and committed as hardware transactions (the htm mode; "   \
+                   "they start on the serial path, so serial_attempts counts them too)")     \
+    X(htm_abort_conflict, "hardware-transaction tries aborted by another thread's access to " \
+                          "their data (htm mode; the attempt tries again or takes the lock)")  \
+    X(htm_abort_capacity, "hardware-transaction tries aborted because their data did not fit " \
+                          "the processor's buffers")                                          \
+    X(htm_abort_lock, "hardware-transaction tries aborted because the serial lock was held "  \
+                      "(or the serial mode ended)")                                           \
+    X(htm_abort_other, "hardware-transaction tries aborted for another reason: a system call, " \
+                       "fault or interrupt, or a wait or cancel that needs the software path")
 
 enum tm_stat {
 #define TM_STAT_ENUM(name, doc) TM_STAT_##name,
@@ -158,7 +168,24 @@ static inline bool tm_prop_gcc_irrevocable(uint32_t prop)
     return (prop & pr_doesGoIrrevocable) || !(prop & pr_instrumentedCode);
 }
 
+/* The counter of a hardware-transaction try that ended with status (_xbegin's abort status, or
+ * TM_HTM_COMMITTED; core/htm.c). The bits are RTM's (Intel SDM vol. 1, 16.3.5): 1 explicit
+ * abort (code in bits 31-24), 2 may succeed on a retry, 4 conflict, 8 capacity. */
+static inline enum tm_stat tm_stats_htm_counter(unsigned status)
+{
+    if (status == TM_HTM_COMMITTED)
+        return TM_STAT_htm_commits;
+    if (status & 4u)
+        return TM_STAT_htm_abort_conflict;
+    if (status & 8u)
+        return TM_STAT_htm_abort_capacity;
+    if ((status & 1u) && (status >> 24) == TM_HTM_LOCKED)
+        return TM_STAT_htm_abort_lock;
+    return TM_STAT_htm_abort_other;
+}
+
 TM_HIDDEN void tm_stats_attempt_slow(tm_tx *tx, bool serial, bool counted);
+TM_HIDDEN void tm_stats_htm(tm_tx *tx, unsigned status);
 TM_HIDDEN void tm_stats_commit_slow(tm_tx *tx);
 TM_HIDDEN void tm_stats_abort(tm_tx *tx, tm_abort_reason why);
 TM_HIDDEN void tm_stats_irrevocable(tm_tx *tx, uintptr_t caller_pc);

@@ -52,6 +52,7 @@ __attribute__((constructor(TM_INIT_HOOKS))) static void tm_stats_hooks_init(void
     tm_hooks.stats_abort = tm_stats_abort;
     tm_hooks.stats_nested_cancel = tm_stats_nested_cancel;
     tm_hooks.stats_irrevocable = tm_stats_irrevocable;
+    tm_hooks.stats_htm = tm_stats_htm;
     tm_hooks.stats_serial_wait = tm_stats_hook_serial_wait;
     tm_hooks.stats_quiesce_wait = tm_stats_hook_quiesce_wait;
     tm_hooks.stats_thread_exit = tm_stats_hook_thread_exit;

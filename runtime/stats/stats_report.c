@@ -18,6 +18,7 @@
 
 #include "../algo/algo.h"
 #include "../core/config.h"
+#include "../core/redo.h"
 #include "stats.h"
 
 TM_HIDDEN size_t tm_stats_merge(tm_site **out);
@@ -146,8 +147,14 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
     exe[len > 0 ? len : 0] = 0;
     fprintf(f, "{\n  \"tmkit_stats_version\": 1,\n  \"pid\": %d,\n  \"program\": \"%s\",\n",
             (int)getpid(), exe);
-    fprintf(f, "  \"algorithm\": \"%s\",\n  \"tsc_hz\": %.0f,\n  \"counters\": [", tm_config.algo->name,
-            tsc_hz);
+    fprintf(f, "  \"algorithm\": \"%s\",\n", tm_config.algo->name);
+    if (tm_redo_fallback[0]) { /* why TMKIT_ADAPTIVE_MODES=all ran write-through (redo_check.c) */
+        fprintf(f, "  \"redo_fallback\": \"");
+        for (const char *p = tm_redo_fallback; *p; p++)
+            fprintf(f, (*p == '"' || *p == '\\') ? "\\%c" : "%c", *p);
+        fprintf(f, "\",\n");
+    }
+    fprintf(f, "  \"tsc_hz\": %.0f,\n  \"counters\": [", tsc_hz);
     for (int k = 0; k < TM_STAT_N; k++)
         fprintf(f, "%s\"%s\"", k ? ", " : "", tm_stat_names[k]);
     fprintf(f, "],\n");
@@ -197,6 +204,8 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
 static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double tsc_hz)
 {
     fprintf(f, "tmkit statistics (%s, %zu sites)\n", tm_config.algo->name, n);
+    if (tm_redo_fallback[0])
+        fprintf(f, "%s\n", tm_redo_fallback);
     fprintf(f, "%-36s %10s %10s %8s %8s %8s %8s %8s %8s %8s %10s\n", "site", "starts", "commits",
             "rd-conf", "wr-conf", "valid", "cancel", "serial", "irrev", "gcc-irr", "us/commit");
     for (size_t i = 0; i < n; i++) {

@@ -5,19 +5,22 @@
 One well-behaved client stays connected throughout and must keep getting right answers while
 other connections send random garbage, binary garbage, a 1 MB line without a newline, a huge
 key, a value longer than declared, a value declared over the limit, and disconnect in the
-middle of a command line, of a value, and of a binary header; at the end the server must still
-accept connections. (No assertion about what the bad clients are told beyond what memcached
+middle of a command line, of a value, and of a binary header; lengths of 2 GB (refused at once, never
+waited for; over the item limit memcached answers only after reading the value, so that check is
+kvcache's only) and a multi-get with one key over 250 bytes (refused whole,
+before any key is answered); at the end the server must still accept connections. (No assertion about what the bad clients are told beyond what memcached
 also answers.)
 """
 import os
 import random
 import socket
+import struct
 import sys
 import time
 
 from pymemcache.client.base import Client
 
-from kv_harness import Failures, raw, server
+from kv_harness import Failures, is_memcached, raw, server
 
 F = Failures("malformed")
 
@@ -53,6 +56,32 @@ def main():
         F.eq(raw(port, b"set " + b"k" * 5000 + b" 0 0 1\r\nx\r\n", b"ERROR\r\n"),
              b"CLIENT_ERROR bad command line format\r\nERROR\r\n", "5000-byte key refused")
         still_fine("a huge key")
+        # lengths: one that does not fit memcached's 32-bit length with its \r\n is a format
+        # error, answered at once (the rest is read as commands); one over the item limit is
+        # refused at once, and its value then read and dropped: never a wait for 2 GB
+        F.eq(raw(port, b"set k 0 0 2147483647\r\n", b"\r\n"),
+             b"CLIENT_ERROR bad command line format\r\n", "2 GB length: refused at once")
+        F.eq(raw(port, b"set k 0 0 2147483648\r\nget steady\r\n", b"END\r\n"),
+             b"CLIENT_ERROR bad command line format\r\nVALUE steady 0 5\r\nvalue\r\nEND\r\n",
+             "2 GB + 1 length: refused, the next line is a command")
+        if not is_memcached(target):
+            # kvcache answers an over-limit length at once; memcached 1.6.18 holds the answer
+            # until it has read the whole value (apps/kvcache/README.md, differences)
+            F.eq(raw(port, b"set k 0 0 2147483645\r\n", b"\r\n"),
+                 b"SERVER_ERROR object too large for cache\r\n", "2 GB - 2 length: refused at once")
+            head = struct.pack(">BBHBBHIIQ", 0x80, 0x01, 1, 8, 0, 0, 0x7FFFFFFF, 0, 0)
+            got = raw(port, head + b"\0" * 8 + b"k", timeout=3)
+            F.check(len(got) >= 24 and got[0] == 0x81 and struct.unpack(">H", got[6:8])[0] == 3,
+                    f"binary set of 2 GB: 'too large' at once: {got[:24]!r}")
+        still_fine("2 GB lengths")
+        # a multi-get with one key over 250 bytes is refused whole, before any key is answered
+        good.set("mg1", b"a")
+        good.set("mg2", b"b")
+        F.eq(raw(port, b"get mg1 " + b"k" * 251 + b" mg2\r\nget mg2\r\n", b"END\r\n"),
+             b"CLIENT_ERROR bad command line format\r\nVALUE mg2 0 1\r\nb\r\nEND\r\n",
+             "get with a 251-byte key among others: only the error")
+        F.eq(raw(port, b"gets " + b"mg1 " * 100 + b"k" * 300 + b"\r\n", b"\r\n"),
+             b"CLIENT_ERROR bad command line format\r\n", "gets, the long key last of 101")
         F.eq(raw(port, b"set k 0 0 2\r\n" + b"y" * 100 + b"\r\nget k\r\n", b"END\r\n")[:29],
              b"CLIENT_ERROR bad data chunk\r\n", "value longer than declared")
         still_fine("a value longer than declared")

@@ -2,7 +2,8 @@
 # The exported ABI equals the system libitm's: same names, same version nodes, nothing internal.
 # Beyond it, exactly: the four libc functions tmkit takes from the program inside transactions,
 # under glibc's own non-default versions (runtime/abi/interpose.c), and tmkit's extensions, all
-# named tmkit_* and all in their own node TMKIT_1.0 (runtime/ext/, listed in abi/libitm.map).
+# named tmkit_* and all in their own node TMKIT_1.0 (runtime/ext/, listed in abi/libitm.map),
+# and the data of the GCC plugin's inlined barriers in TMKIT_INLINE_1 (algo/inline_abi.c).
 . "$(dirname "$0")/lib.sh"
 sys=$(gcc -print-file-name=libitm.so.1)
 ours=$BUILD/lib/libitm.so.1
@@ -11,7 +12,8 @@ map=$ROOT/runtime/abi/libitm.map
 ext=$(awk '/^TMKIT_1.0 \{/{f=1; next} f && /^\}/{f=0} f && /^ *tmkit_[a-z_]*;/{gsub(/[ ;]/, ""); print $0 "@@TMKIT_1.0"}' "$map")
 [ -n "$ext" ] || fail "no TMKIT_1.0 node in $map"
 nm -D --defined-only --with-symbol-versions "$sys" | awk '{print $3}' > /tmp/abi_sys.$$
-printf '%s\n' GLIBC_2.14 GLIBC_2.2.5 TMKIT_1.0 memcpy@GLIBC_2.14 memmove@GLIBC_2.2.5 memset@GLIBC_2.2.5 strlen@GLIBC_2.2.5 $ext >> /tmp/abi_sys.$$
+printf '%s\n' GLIBC_2.14 GLIBC_2.2.5 TMKIT_1.0 memcpy@GLIBC_2.14 memmove@GLIBC_2.2.5 memset@GLIBC_2.2.5 strlen@GLIBC_2.2.5 $ext \
+    TMKIT_INLINE_1 tmkit_inline_v1@@TMKIT_INLINE_1 >> /tmp/abi_sys.$$
 sort -o /tmp/abi_sys.$$ /tmp/abi_sys.$$
 nm -D --defined-only --with-symbol-versions "$ours" | awk '{print $3}' | sort > /tmp/abi_ours.$$
 if ! diff /tmp/abi_sys.$$ /tmp/abi_ours.$$; then rm -f /tmp/abi_*.$$; fail "exported symbols differ (< expected, > tmkit)"; fi

@@ -16,4 +16,14 @@ expect_rc 2 "$T" run --algo=bogus "$PROG"
 echo "$ERR" | grep -q "valid:" || fail "no list of valid algorithms: $ERR"
 expect_rc 127 "$T" run /nonexistent/program
 expect_rc 2 "$T" run
+# --version: the command's version, the library it would run programs on (its exported build
+# string, runtime/core/version.c) and the algorithms; the same from `tmkit run --version`.
+v=$("$T" --version) || fail "tmkit --version failed"
+echo "$v" | head -1 | grep -qE "^tmkit [0-9]+\.[0-9]+\.[0-9]+$" || fail "tmkit --version: $v"
+echo "$v" | grep -qF "runtime: $BUILD/lib/libitm.so.1: tmkit " || fail "tmkit --version names no runtime: $v"
+echo "$v" | grep -qF "algorithms: $first (default), " || fail "tmkit --version lists no algorithms: $v"
+[ "$("$T" run --version)" = "$v" ] || fail "tmkit run --version differs from tmkit --version"
+built=$("$BUILD/bin/tmkit-info" --version)
+strings "$BUILD/lib/libitm.so.1" | grep -qxF "$built" || fail "libitm.so.1 lacks '$built'"
+nm -D "$BUILD/lib/libitm.so.1" | grep -q " R tmkit_version@@TMKIT_1.0" || fail "no tmkit_version symbol"
 echo "cli: ok"

@@ -5,7 +5,7 @@ import os
 import re
 import sys
 
-from . import paths
+from . import paths, version
 
 
 def cmd_algos(args, root):
@@ -20,7 +20,8 @@ def cmd_algos(args, root):
 def cmd_run(args, root):
     lib = paths.libdir(root)
     if not os.path.exists(os.path.join(lib, "libitm.so.1")):
-        print(f"tmkit run: {lib}/libitm.so.1 is missing; run `make build` first", file=sys.stderr)
+        print(f"tmkit run: {lib}/libitm.so.1 is missing" +
+              ("" if paths.installed else "; run `make build` first"), file=sys.stderr)
         return 2
     prog = args.command
     if prog and prog[0] == "--":
@@ -50,6 +51,13 @@ def cmd_run(args, root):
               file=sys.stderr)
     old = env.get("LD_LIBRARY_PATH")
     env["LD_LIBRARY_PATH"] = lib + (":" + old if old else "")
+    # A redo-log algorithm: the program and its -fgnu-tm libraries checked first (check/gate.py).
+    from .check import gate
+    algo = env.get("TMKIT_ALGO") or \
+        (paths.algorithms(root)[0][0] if env.get("TMKIT_ADAPTIVE_MODES") == "all" else "")
+    refused = gate.check(prog[0], algo, env)
+    if refused:
+        return refused
     try:
         os.execvpe(prog[0], prog, env)
     except OSError as e:
@@ -57,12 +65,24 @@ def cmd_run(args, root):
         return 127
 
 
+def cmd_plugin(args, root):
+    path = os.path.join(paths.libdir(root), "tmkit_inline.so")
+    if not os.path.exists(path):
+        print(f"tmkit plugin: {path} is missing: it is built when GCC's plugin headers are "
+              "installed (Debian: gcc-12-plugin-dev); then run `make build`", file=sys.stderr)
+        return 2
+    print(f"-fplugin={path}" if args.flag else path)
+    return 0
+
+
 def cmd_demo(args, root):
+    paths.need_tree(root, "demo")
     from . import demo
     return demo.run(root, ["--bank"] if args.bank else ["--kvcache"] if args.kvcache else [])
 
 
 def cmd_bench(args, root):
+    paths.need_tree(root, "bench")
     from .bench import cli
     return cli.run(root, args, args.argv)
 
@@ -75,6 +95,8 @@ RAW = {
     "advise": ("tmkit_cli.advise.main", "find critical sections that can become transactions"),
     "check": ("tmkit_cli.check.main", "what in a -fgnu-tm binary only write-through algorithms "
               "get right (inlined copies, transaction_pure calls)"),
+    "system-libitm": ("tmkit_cli.system_libitm", "make tmkit's libitm.so.1 the one every program "
+                      "loads (opt-in, reversible; off by default)"),
 }
 # `tmkit bench SUITE` for suites with their own runner (not part of `tmkit bench all`).
 RAW_BENCH = {
@@ -108,22 +130,28 @@ def _raw(module, argv, root):
     return importlib.import_module(module).run(argv, root)
 
 
-def main(argv, root):
-    if argv and argv[0] in RAW:
-        return _raw(RAW[argv[0]][0], argv[1:], root)
-    if len(argv) >= 2 and argv[0] == "bench" and argv[1] in RAW_BENCH:
-        return _raw(RAW_BENCH[argv[1]], argv[2:], root)
+def parser(root):
+    """The command's parser (its sub-commands' one-line help: tools/mangen reads it too)."""
     p = argparse.ArgumentParser(prog="tmkit", description=DESCRIPTION, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action=version.Action, root=root)
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
     sub.required = True
 
-    a = sub.add_parser("algos", help="list the runtime's algorithms, the default first")
+    a = sub.add_parser("algos", help="list the runtime's algorithms, the default first",
+                       description="List the runtime's algorithms (its own table, from "
+                                   "tmkit-info), the default first, each with a summary.")
     a.add_argument("--names", action="store_true", help="names only, one per line")
     a.set_defaults(fn=cmd_algos)
 
-    r = sub.add_parser("run", help="run a program built with -fgnu-tm on tmkit")
-    r.add_argument("--algo", help="algorithm (see `tmkit algos`)")
+    r = sub.add_parser("run", help="run a program built with -fgnu-tm on tmkit",
+                       description="Run PROG on tmkit's libitm.so.1 (put first on its library "
+                                   "path), with the algorithm and profile asked for; the "
+                                   "runtime's TMKIT_* variables (tmkit(7)) pass through.")
+    r.add_argument("--version", action=version.Action, root=root)
+    r.add_argument("--algo", help="algorithm (see `tmkit algos`); under norec and orec_lazy (and "
+                                  "TMKIT_ADAPTIVE_MODES=all) the program is checked first as "
+                                  "`tmkit check` does, and refused on a redo-log hazard")
     r.add_argument("--stats", metavar="FILE",
                    help="write the per-site profile at exit (JSON; - for a table on stderr)")
     r.add_argument("--live", action="store_true",
@@ -135,6 +163,11 @@ def main(argv, root):
 
     for name, (_, text) in RAW.items():   # listed for --help; dispatched above
         sub.add_parser(name, help=text, add_help=False)
+
+    g = sub.add_parser("plugin", help="the path of the GCC plugin that inlines barrier fast paths "
+                       "(gcc -fgnu-tm -fplugin=$(tmkit plugin); docs/plugin.md)")
+    g.add_argument("--flag", action="store_true", help="print it as the -fplugin= option")
+    g.set_defaults(fn=cmd_plugin)
 
     d = sub.add_parser("demo", help="the default evaluation: a short web-cache experiment (docs/webcache.md)")
     d.add_argument("--bank", action="store_true",
@@ -158,9 +191,21 @@ def main(argv, root):
     b.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     b.add_argument("--with-stats", action="store_true",
                    help="add the default algorithm with TMKIT_STATS on (the profile's overhead)")
+    b.add_argument("--with-plugin", action="store_true",
+                   help="add every tmkit algorithm and the system libitm running the programs built "
+                        "with tmkit's GCC plugin (configurations NAME+inl; docs/plugin.md)")
     b.add_argument("--configs", metavar="A,B", help="only these configurations (plus mutex and libitm)")
     b.set_defaults(fn=cmd_bench)
 
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv, root):
+    if argv and argv[0] in RAW:
+        return _raw(RAW[argv[0]][0], argv[1:], root)
+    if len(argv) >= 2 and argv[0] == "bench" and argv[1] in RAW_BENCH:
+        paths.need_tree(root, "bench " + argv[1])
+        return _raw(RAW_BENCH[argv[1]], argv[2:], root)
+    args = parser(root).parse_args(argv)
     args.argv = argv[1:] if argv and argv[0] == "bench" else argv
     return args.fn(args, root)

@@ -25,6 +25,7 @@ needs beyond -fgnu-tm (docs/advise.md, "Building the result"):
 import os
 import shutil
 
+from .. import paths
 from .model import UserError
 
 BUILD_PRODUCTS = ("*.o", "*.obj", "*.a", "*.so", "*.so.*", "*.lo", "*.la", "*.gcno", "*.gcda",
@@ -58,8 +59,8 @@ def copy_tree(src, out):
 
 
 def build_env(tmkit_root):
-    include = os.path.join(tmkit_root, "include")
-    lib = os.path.join(tmkit_root, "build", "lib")
+    include = paths.includedir(tmkit_root)
+    lib = paths.libdir(tmkit_root)
     cflags = " ".join(EXTRA_CFLAGS + ("-I" + include,))
     # Link against the system libitm (gcc -fgnu-tm adds -litm) and find tmkit's at run time
     # through the run path: a link against tmkit's own library would record its version

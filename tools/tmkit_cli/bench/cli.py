@@ -111,18 +111,23 @@ REPEATS, SECONDS = 5, 0.3
 QUICK_REPEATS, QUICK_SECONDS, QUICK_CG_DIVISOR = 1, 0.05, 10
 
 
-def configurations(root, with_stats=False):
+def configurations(root, with_stats=False, with_plugin=False):
     lib = paths.libdir(root)
     configs = [Config("mutex", "mutex", {})]
     algos = [name for name, _ in paths.algorithms(root)]
     for name in algos:
         configs.append(Config(f"tmkit-{name}", "tm", {"TMKIT_ALGO": name, "LD_LIBRARY_PATH": lib}))
+        if with_plugin:  # the same algorithm, the program built with tmkit's GCC plugin
+            configs.append(Config(f"tmkit-{name}+inl", "tminl",
+                                  {"TMKIT_ALGO": name, "LD_LIBRARY_PATH": lib}))
     if with_stats:  # the default algorithm with the per-site profile on: its overhead figure
         configs.insert(2, Config(f"tmkit-{algos[0]}+stats", "tm",
                                  {"TMKIT_ALGO": algos[0], "LD_LIBRARY_PATH": lib,
                                   "TMKIT_STATS": os.devnull}))
     configs.append(Config("libitm", "tm", {}))
     configs.append(Config("libitm-ml_wt", "tm", {"ITM_DEFAULT_METHOD": "ml_wt"}))
+    if with_plugin:  # the plugin's build on GCC's libitm: the inlined code always calls
+        configs.append(Config("libitm+inl", "tminl", {}))
     return configs
 
 
@@ -204,7 +209,7 @@ def run(root, args, argv):
     cg_divisor = 0 if args.no_callgrind else (QUICK_CG_DIVISOR if args.quick else 1)
 
     cases = [c for s in chosen for c in SUITES[s]]
-    configs = configurations(root, args.with_stats)
+    configs = configurations(root, args.with_stats, args.with_plugin)
     if args.configs:
         want = args.configs.split(",")
         unknown = [w for w in want if w not in [c.name for c in configs]]
@@ -214,7 +219,7 @@ def run(root, args, argv):
             return 2
         # the mutex and the libitm default stay: every ratio is taken against them
         configs = [c for c in configs if c.name in want or c.name in ("mutex", "libitm")]
-    missing = [f"{c.prog}-{b}" for c in cases for b in ("tm", "mutex")
+    missing = [f"{c.prog}-{b}" for c in cases for b in sorted({"tm", "mutex"} | {k.build for k in configs})
                if not os.path.exists(os.path.join(paths.bindir(root), f"{c.prog}-{b}"))]
     if missing or not os.path.exists(os.path.join(paths.libdir(root), "libitm.so.1")):
         print(f"tmkit bench: build/bin/{(missing or ['libitm.so.1'])[0]} is missing; "

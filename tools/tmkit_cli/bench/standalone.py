@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 
+from .. import paths
 from . import layout
 from .execute import git_revision, loadavg, machine_info
 
@@ -71,11 +72,11 @@ def header(title, meta, date, cmd):
 def venv_plot(root, script, args):
     """(files written, None) or ([], why not): runs a plotting script of this folder (by file
     name) under the project venv's python, which has matplotlib (scripts/venv.sh)."""
-    if subprocess.run(["sh", os.path.join(root, "scripts", "venv.sh")],
-                      capture_output=True).returncode != 0:
-        return [], "could not set up matplotlib in .venv (scripts/venv.sh)"
+    py, why = paths.python_with(root, "matplotlib", "tmkit bench")
+    if not py:
+        return [], why
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), script)
-    p = subprocess.run([os.path.join(root, ".venv", "bin", "python"), path] + list(args),
+    p = subprocess.run([py, path] + list(args),
                        capture_output=True, text=True)
     if p.returncode != 0:
         return [], "plotting failed: " + (p.stderr.strip().splitlines() or ["?"])[-1]

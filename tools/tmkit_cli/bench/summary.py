@@ -7,6 +7,7 @@ import csv
 import os
 import subprocess
 
+from .. import paths
 from .floor import floor_lines
 from .fmt import fmt_ratio, section_head
 from .goals import geomean, goals_table
@@ -187,11 +188,9 @@ def write_summary(path, res, cases, configs, threads, meta, plots, goal_rows):
 
 def make_plots(root, outdir, log):
     """Runs plot.py with the venv's python; returns the PNG names or ([], reason)."""
-    venv_sh = os.path.join(root, "scripts", "venv.sh")
-    p = subprocess.run(["sh", venv_sh], capture_output=True, text=True)
-    if p.returncode != 0:
-        return [], "could not set up matplotlib in .venv: " + (p.stderr.strip().splitlines() or ["?"])[-1]
-    py = os.path.join(root, ".venv", "bin", "python")
+    py, why = paths.python_with(root, "matplotlib", "tmkit bench")
+    if not py:
+        return [], why
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plot.py")
     p = subprocess.run([py, script, os.path.join(outdir, "results.csv"), outdir],
                        capture_output=True, text=True)

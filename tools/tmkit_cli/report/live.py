@@ -28,7 +28,7 @@ def dumper(root):
     path = os.environ.get("TMKIT_SHMDUMP")
     if path and not os.path.exists(path):
         raise StatError(f"TMKIT_SHMDUMP={path}: no such file")
-    path = path or os.path.join(paths.bindir(root), "tmkit-shmdump")
+    path = path or paths.helper(root, "tmkit-shmdump")
     if not os.path.exists(path):
         raise StatError(f"{path} is missing; run `make build` first")
     return path

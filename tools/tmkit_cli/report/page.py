@@ -1,12 +1,14 @@
 """`tmkit report --html OUT.html`: one self-contained page (inline style, plots as PNG data URIs)
-with the tables of `tmkit report` and bar charts drawn by report/plot.py under the project venv's
-python. Without matplotlib (after one attempt at scripts/venv.sh) the page has the tables only."""
+with the tables of `tmkit report` and bar charts drawn by report/plot.py under a python that has
+matplotlib (paths.python_with: this one, or in the source tree the project venv). Without it the
+page has the tables only."""
 import html
 import json
 import os
 import subprocess
 import sys
 
+from .. import paths
 from . import compare as report_compare
 from . import profiles as report
 
@@ -22,25 +24,11 @@ img{max-width:100%;margin:.3em 1em .3em 0;vertical-align:top}
 p.note{color:#a33}"""
 
 
-def _venv_python(root):
-    py = os.path.join(root, ".venv", "bin", "python")
-    has = lambda: os.path.exists(py) and subprocess.run(  # noqa: E731
-        [py, "-c", "import matplotlib"], capture_output=True).returncode == 0
-    if has():
-        return py, None
-    print("tmkit report: matplotlib missing, setting up .venv (scripts/venv.sh)", file=sys.stderr)
-    p = subprocess.run(["sh", os.path.join(root, "scripts", "venv.sh")], capture_output=True, text=True)
-    if has():
-        return py, None
-    return None, "matplotlib is not available in .venv (scripts/venv.sh: " + \
-        ((p.stderr.strip().splitlines() or ["failed"])[-1]) + ")"
-
-
 def render(root, specs):
     """[base64 PNG per spec] or (None, why not)."""
     if not specs:
         return [], None
-    py, why = _venv_python(root)
+    py, why = paths.python_with(root, "matplotlib", "tmkit report")
     if not py:
         return None, why
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plot.py")

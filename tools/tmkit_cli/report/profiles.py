@@ -348,8 +348,11 @@ def describe(prof):
     modes += ("; probes: " + ", ".join(f"{m} {n}" for m, n in pr.items())) if e and pr else ""
     sw = [p["adaptive_switches"] for p in merged if _int(p.get("adaptive_switches"))]
     modes += f", {sum(sw)} switches" if e and sw else ""
+    # Why a TMKIT_ADAPTIVE_MODES=all process ran write-through (runtime/core/redo_check.c).
+    notes = sorted({p["redo_fallback"] for p in merged if isinstance(p.get("redo_fallback"), str)})
     return (f"{prof['path']}: {prof.get('program')} (pid {prof.get('pid')}, algorithm "
-            f"{prof.get('algorithm')}, {len(prof['sites'])} sites{modes})")
+            f"{prof.get('algorithm')}, {len(prof['sites'])} sites{modes})"
+            + "".join(f"\n  {n}" for n in notes))
 
 
 def section(prof, sym):
