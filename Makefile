@@ -4,8 +4,8 @@ JOBS  ?= $(shell nproc)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build deps venv test test-real test-deb demo bench bench-quick clean check-abi \
-	install uninstall deb
+.PHONY: all build deps venv test test-real test-deb demo bench bench-quick fuzz fuzz-venv clean \
+	check-abi install uninstall deb
 
 all: build
 
@@ -20,7 +20,7 @@ build: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: build venv
+test: build venv fuzz-venv
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 -LE 'advise-real|libitm-suite|memcached-suite|install-deb'
 
 # Tests that download, not in `make test`: tmkit advise on Debian's memcached and zstd sources
@@ -57,6 +57,17 @@ bench: build
 # One short repeat of everything, to check the suite runs (results under build/bench-results/).
 bench-quick: build
 	@bin/tmkit bench --quick
+
+# Long fuzz runs of every parser of untrusted input (docs/fuzzing.md; the short ones are in
+# `make test`, ctest -L fuzz): FUZZ_SECONDS per target, record in bench/results/fuzz/.
+# atheris for the Python target, in its own venv (scripts/fuzz_venv.sh; optional).
+fuzz-venv:
+	@scripts/fuzz_venv.sh $(BUILD)/fuzz-venv
+
+FUZZ_SECONDS ?= 300
+FUZZ_JOBS ?= 1
+fuzz: build venv fuzz-venv
+	@bench/fuzz.sh --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -27,6 +27,9 @@ command -v bear >/dev/null 2>&1 || need="$need bear"                     # advis
 command -v memcached >/dev/null 2>&1 || need="$need memcached"            # kvcache: the reference server
 command -v memcslap >/dev/null 2>&1 || need="$need libmemcached-tools"   # kvcache: load and memccapable
 command -v lua5.4 >/dev/null 2>&1 || need="$need lua5.4"                 # channels: the stock interpreter
+command -v clang-14 >/dev/null 2>&1 || need="$need clang-14"             # fuzz: libFuzzer builds (tests/fuzz)
+[ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
+    need="$need libclang-rt-14-dev"                                      # fuzz: libFuzzer and sanitizer runtimes
 [ -e /usr/include/lua5.4/lua.h ] || need="$need liblua5.4-dev"          # channels: the C module's API
 command -v help2man >/dev/null 2>&1 || need="$need help2man"               # the manual pages (tools/mangen)
 command -v dh >/dev/null 2>&1 || need="$need debhelper"                   # make deb (packaging/debian)

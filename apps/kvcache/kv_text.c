@@ -13,6 +13,7 @@
  * "HTTP/" (a web client on the cache's port). The storage commands and their values:
  * kv_text_store.c; stats, slabs, flush_all and verbosity: kv_text_admin.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +63,9 @@ int kv_parse_i64s(const char *s, int64_t *v)
     char *end;
     if (!*s)
         return 0;
+    errno = 0;
     long long x = strtoll(s, &end, 10);
-    if (*end)
+    if (*end || errno == ERANGE) /* out of range: strtoll would answer its limit */
         return 0;
     *v = x;
     return 1;

@@ -84,16 +84,29 @@ static const tm_cfg_entry tm_cfg_table[] = {
 };
 #define TM_CFG_N (sizeof tm_cfg_table / sizeof tm_cfg_table[0])
 
+/* The message names the variable and shows its value (a long one cut at 200 bytes, so that
+ * the list of valid values always fits), on one line of at most sizeof msg bytes. */
 static __attribute__((noreturn)) void tm_cfg_fail(const char *fmt, const char *a, const char *b,
                                                   const char *valid)
 {
-    char msg[1024];
-    int n = snprintf(msg, sizeof msg, "tmkit: ");
-    n += snprintf(msg + n, sizeof msg - (size_t)n, fmt, a, b);
-    n += snprintf(msg + n, sizeof msg - (size_t)n, "; valid: %s\n", valid);
-    if (n > (int)sizeof msg)
-        n = (int)sizeof msg;
-    ssize_t r = write(2, msg, (size_t)n);
+    char msg[1024], shown[208];
+    if (strlen(b) > 200) {
+        snprintf(shown, sizeof shown, "%.200s...", b);
+        b = shown;
+    }
+    size_t n = 0;
+    int k = snprintf(msg, sizeof msg, "tmkit: ");
+    n += k > 0 ? (size_t)k : 0;
+    k = snprintf(msg + n, sizeof msg - n, fmt, a, b);
+    n += k > 0 ? (size_t)k : 0;
+    if (n > sizeof msg - 2) /* snprintf answers the length it wanted, not what it wrote */
+        n = sizeof msg - 2;
+    k = snprintf(msg + n, sizeof msg - n, "; valid: %s", valid);
+    n += k > 0 ? (size_t)k : 0;
+    if (n > sizeof msg - 2)
+        n = sizeof msg - 2;
+    msg[n++] = '\n';
+    ssize_t r = write(2, msg, n);
     (void)r;
     _exit(2);
 }
@@ -136,7 +149,8 @@ static void tm_cfg_apply(const tm_cfg_entry *e, const char *value)
         errno = 0;
         unsigned long x = strtoul(v, &end, 10);
         snprintf(valid, sizeof valid, "an integer from %lu to %lu", e->min, e->max);
-        if (errno || end == v || *end || *v == '-' || *v == '+' || x < e->min || x > e->max)
+        /* digits only: strtoul alone would also take leading white space and a sign */
+        if (*v < '0' || *v > '9' || errno || *end || x < e->min || x > e->max)
             tm_cfg_fail("%s='%s' is out of range or not a number", e->name, v, valid);
         *e->u32 = (uint32_t)x;
         return;

@@ -75,32 +75,61 @@ static void sd_add(const tm_site_table *t, uint64_t tot[3])
     }
 }
 
-static void sd_str(const char *s)
+/* The length of the valid UTF-8 sequence at s[0..n), or 0. */
+static size_t sd_utf8(const unsigned char *s, size_t n)
 {
+    size_t len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    if (!len || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || /* overlong, surrogate */
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return len;
+}
+
+/* A JSON string of the text in s[0..max) up to its first NUL: a segment's text fields are
+ * fixed-size arrays that a writer (or a damaged segment) may have left unterminated; a byte that
+ * is not part of valid UTF-8 becomes U+FFFD, so the output is always valid JSON. */
+static void sd_strn(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max);
     putchar('"');
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t u;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            printf("\\u%04x", c);
+        else if (c < 0x80)
+            putchar(c);
+        else if ((u = sd_utf8((const unsigned char *)s + i, n - i)) != 0)
+            fwrite(s + i, 1, u, stdout), i += u - 1;
         else
-            putchar(*s);
+            fputs("\\ufffd", stdout);
+    }
     putchar('"');
 }
+
+static void sd_str(const char *s) { sd_strn(s, strlen(s)); }
 
 /* As the at-exit profile (stats_report.c: tm_json_addr), the build id with the site's only. */
 static void sd_addr(const tm_shm_segment *g, const char *key, uint32_t obj, uint64_t off,
                     bool build_id)
 {
     printf("\"%s\": \"0x%llx\"", key, (unsigned long long)off);
-    if (obj < atomic_load_explicit(&g->n_objects, memory_order_acquire)) {
+    /* n_objects of a damaged segment may be past the table */
+    if (obj < atomic_load_explicit(&g->n_objects, memory_order_acquire) && obj < TM_SHM_OBJECTS) {
         printf(", \"%s_object\": ", key);
-        sd_str(g->objects[obj]);
+        sd_strn(g->objects[obj], TM_SHM_PATH);
         printf(", \"%s_offset\": \"0x%llx\"", key, (unsigned long long)off);
         const char *id = g->object_build_ids[obj];
         if (build_id && id[0] && strnlen(id, TM_STATS_BUILD_ID_HEX) < TM_STATS_BUILD_ID_HEX) {
             printf(", \"%s_build_id\": ", key);
-            sd_str(id);
+            sd_strn(id, TM_STATS_BUILD_ID_HEX);
         }
     }
 }
@@ -116,6 +145,8 @@ static double sd_tsc_hz(void)
     double ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
     return ns > 0 ? (t1 - t0) * 1e9 / ns : 0;
 }
+
+static int sd_print(const tm_shm_segment *g, const char *name, const char *path, double tsc_hz);
 
 static int sd_dump(const char *name)
 {
@@ -133,15 +164,27 @@ static int sd_dump(const char *name)
     }
     const tm_shm_segment *g = mmap(NULL, sizeof *g, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);
-    if (g == MAP_FAILED || __atomic_load_n(&g->magic, __ATOMIC_ACQUIRE) != TM_SHM_MAGIC ||
+    if (g == MAP_FAILED) {
+        fprintf(stderr, "tmkit-shmdump: cannot map %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    return sd_print(g, name, path, sd_tsc_hz());
+}
+
+/* Prints the snapshot of the mapped segment g (tests/fuzz/fuzz_shmdump.c calls this on
+ * damaged segments): 0, or 1 with a message when g is not a segment of this version. */
+static int sd_print(const tm_shm_segment *g, const char *name, const char *path, double tsc_hz)
+{
+    if (__atomic_load_n(&g->magic, __ATOMIC_ACQUIRE) != TM_SHM_MAGIC ||
         g->version != TM_SHM_VERSION || g->ncounters != TM_STAT_N) {
         fprintf(stderr, "tmkit-shmdump: %s: not a tmkit statistics segment of this version\n", path);
         return 1;
     }
+    sd_n = 0;
     printf("{\n  \"tmkit_stats_version\": 1,\n  \"segment\": ");
     sd_str(name);
     printf(",\n  \"generation\": %llu,\n  \"tsc_hz\": %.0f,\n  \"overflow_threads\": %u,\n",
-           (unsigned long long)g->generation, sd_tsc_hz(), atomic_load(&g->overflow));
+           (unsigned long long)g->generation, tsc_hz, atomic_load(&g->overflow));
     printf("  \"processes\": [");
     const char *program = "", *algo = "";
     int nproc = 0;
@@ -173,9 +216,9 @@ static int sd_dump(const char *name)
         printf("%s\n    {\"pid\": %d, \"alive\": %s, \"state\": \"%s\", \"program\": ", nproc++ ? "," : "",
                (int)pid, alive ? "true" : "false",
                i < 0 ? "archived" : alive ? "live" : b->state == TM_SHM_EXITED ? "exited" : "died");
-        sd_str(i < 0 ? "(processes whose blocks were recycled)" : b->program);
+        sd_strn(i < 0 ? "(processes whose blocks were recycled)" : b->program, TM_SHM_PATH);
         printf(", \"algorithm\": ");
-        sd_str(i < 0 ? "" : b->algo);
+        sd_strn(i < 0 ? "" : b->algo, sizeof b->algo);
         printf(", \"threads\": %d, \"starts\": %llu, \"commits\": %llu, \"aborts\": %llu}",
                i < 0 ? 0 : threads, (unsigned long long)tot[0], (unsigned long long)tot[1],
                (unsigned long long)tot[2]);
@@ -183,9 +226,9 @@ static int sd_dump(const char *name)
             program = b->program, algo = b->algo;
     }
     printf("\n  ],\n  \"program\": ");
-    sd_str(program);
+    sd_strn(program, TM_SHM_PATH);
     printf(",\n  \"algorithm\": ");
-    sd_str(algo);
+    sd_strn(algo, sizeof g->block[0].algo);
     printf(",\n  \"counters\": [");
     for (int k = 0; k < TM_STAT_N; k++)
         printf("%s\"%s\"", k ? ", " : "", sd_names[k]);

@@ -45,4 +45,12 @@ done
 expect_rc 2 env TMKIT_ALOG=norec "$PROG"
 echo "$ERR" | grep -q "unknown configuration variable TMKIT_ALOG" || fail "typo not reported: $ERR"
 echo "$ERR" | grep -q "TMKIT_ALGO" || fail "known variables not listed: $ERR"
+# Found by tests/fuzz (fuzz_config): white space before a number was taken (strtoul skips it) ...
+expect_rc 2 env "TMKIT_MAX_RETRIES= 5" "$PROG"
+expect_rc 2 env "$(printf 'TMKIT_STATS_STRIDE=\v6')" "$PROG"
+# ... and a value over about 1000 bytes overflowed the message buffer (regressions/config/)
+long=$(printf '%01100d' 0 | tr 0 x)
+expect_rc 2 env "TMKIT_ALGO=$long" "$PROG"
+echo "$ERR" | grep -q "TMKIT_ALGO='xxxxxxxx*\.\.\.' is not a known algorithm; valid: " ||
+    fail "long value not reported in one line: $ERR"
 echo "config: ok"

@@ -35,7 +35,11 @@ for s in prof["sites"]:
 prof["segment"] = sys.argv[1]
 prof["processes"] = [{"pid": 4100, "alive": True, "program": prof["program"]},
                      {"pid": 4101, "alive": False, "program": prof["program"]}]
-print(json.dumps(prof))
+if os.environ.get("FAKE_LATIN1"):  # a process's program path in Latin-1: not UTF-8
+    prof["processes"][0]["program"] = "/opt/caf\udce9/app"
+    sys.stdout.buffer.write((json.dumps(prof, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape"))
+else:
+    print(json.dumps(prof))
 PY
 chmod +x "$d/fake-shmdump"
 export TMKIT_SHMDUMP="$d/fake-shmdump" FAKE_PROFILE="$d/run.json" FAKE_STATE="$d/state"
@@ -53,6 +57,11 @@ expect_rc 2 "$T" stat --json
 [ "$(FAKE_SEGMENTS="web db" "$T" stat --list | tr '\n' ' ')" = "web db " ] || fail "--list"
 
 export FAKE_SEGMENTS=web
+# Found by tests/fuzz (report target, regressions/report/stat_not_utf8): output that is not
+# UTF-8 stopped tmkit stat with UnicodeDecodeError; it is read with U+FFFD in its place.
+out=$(FAKE_LATIN1=1 "$T" stat --once 2>"$d/err") || fail "non-UTF-8 snapshot: $(cat "$d/err")"
+grep -q Traceback "$d/err" && fail "non-UTF-8 snapshot: traceback: $(cat "$d/err")"
+echo "$out" | grep -q "pid 4100 alive  */opt/caf.*/app" || fail "non-UTF-8 snapshot: $out"
 # --once: the only segment, cumulative counts, sites symbolized, processes alive.
 rm -f "$d/state"
 out=$("$T" stat --once) || fail "stat --once failed"

@@ -34,15 +34,21 @@ def dumper(root):
     return path
 
 
+def decode(raw):
+    """The dumper's output as text: a byte that is not UTF-8 (a damaged segment's paths; another
+    dumper) becomes U+FFFD rather than stopping the tool with a traceback."""
+    return raw.decode("utf-8", errors="replace")
+
+
 def call(dump, args):
     try:
-        p = subprocess.run([dump] + args, capture_output=True, text=True)
+        p = subprocess.run([dump] + args, capture_output=True)
     except OSError as e:
         raise StatError(f"cannot run {dump}: {e.strerror}")
     if p.returncode != 0:
-        raise StatError((p.stderr.strip() or f"{os.path.basename(dump)} {' '.join(args)} failed "
-                         f"(exit {p.returncode})").splitlines()[-1])
-    return p.stdout
+        raise StatError((decode(p.stderr).strip() or f"{os.path.basename(dump)} {' '.join(args)} "
+                         f"failed (exit {p.returncode})").splitlines()[-1])
+    return decode(p.stdout)
 
 
 def snapshot(dump, name):

@@ -3,6 +3,7 @@ figures of each site and the text table. `tmkit report` (cli.py), `tmkit stat` (
 comparison (compare.py), the HTML page (page.py) and the web-cache experiment use it."""
 import glob
 import json
+import math
 import os
 import struct
 import subprocess
@@ -103,6 +104,50 @@ def _int(v):
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
+# The site fields the table reads besides the counters list: counts when present ...
+SITE_COUNTS = REASONS + ["starts", "commits", "serial_attempts", "irrevocable_switches",
+                         "read_set_sum", "read_set_max", "write_set_sum", "write_set_max",
+                         "cycles_committed", "cycles_aborted", "retry_sleeps", "retry_wakeups",
+                         "retry_spurious", "cycles_asleep", "group_enters", "group_locks",
+                         "cycles_group_wait", "cycles_group_held", "gcc_irrevocable_starts"]
+# ... and text (addresses, objects, build ids), an object always with its offset.
+SITE_TEXT = ["site", "site_object", "site_offset", "site_build_id", "irrevocable_call",
+             "irrevocable_call_object", "irrevocable_call_offset", "irrevocable_call_build_id"]
+
+
+def _site_problem(s, counters):
+    if not isinstance(s, dict):
+        return "not an object"
+    if not isinstance(s.get("site"), str):
+        return "no 'site' address"
+    bad = next((c for c in counters if not _int(s.get(c))), None) or \
+        next((c for c in SITE_COUNTS if c in s and not _int(s[c])), None)
+    if bad:
+        return f"counter '{bad}' is {s.get(bad)!r}"
+    bad = next((k for k in SITE_TEXT if k in s and not isinstance(s[k], str)), None)
+    if bad:
+        return f"'{bad}' is {s[bad]!r}, not a string"
+    for k in ("site", "irrevocable_call"):
+        if (k + "_object" in s) != (k + "_offset" in s):
+            return f"'{k}_object' and '{k}_offset' must come together"
+    hist = s.get("retries_histogram", [])
+    if not isinstance(hist, list) or not all(_int(n) for n in hist):
+        return "bad retries_histogram"
+    return None
+
+
+def _no_surrogates(v):
+    """v with every string's unpaired surrogates (JSON "\\ud800") replaced: they cannot be
+    printed or written as UTF-8."""
+    if isinstance(v, str):
+        return v.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(v, list):
+        return [_no_surrogates(x) for x in v]
+    if isinstance(v, dict):
+        return {_no_surrogates(k): _no_surrogates(x) for k, x in v.items()}
+    return v
+
+
 def validate(prof, what):
     """Checks the version-1 schema; returns prof or raises ProfileError naming `what`."""
     if not isinstance(prof, dict):
@@ -116,14 +161,16 @@ def validate(prof, what):
         raise ProfileError(f"{what}: malformed profile: 'counters' must list the counter names")
     if not isinstance(sites, list):
         raise ProfileError(f"{what}: malformed profile: 'sites' must be a list")
-    if not isinstance(prof.get("tsc_hz", 0), (int, float)):
-        raise ProfileError(f"{what}: malformed profile: 'tsc_hz' is not a number")
+    hz = prof.get("tsc_hz", 0)
+    if not isinstance(hz, (int, float)) or isinstance(hz, bool) or not math.isfinite(hz) or hz < 0:
+        raise ProfileError(f"{what}: malformed profile: 'tsc_hz' is not a clock rate ({hz!r})")
+    if not isinstance(prof.get("program", ""), str):
+        raise ProfileError(f"{what}: malformed profile: 'program' is not a string")
+    for k in ("merged", "path"):   # this tool's own fields, never in a file
+        if k in prof:
+            raise ProfileError(f"{what}: malformed profile: unexpected field '{k}'")
     for i, s in enumerate(sites):
-        bad = "not an object" if not isinstance(s, dict) else \
-            "no 'site' address" if not isinstance(s.get("site"), str) else \
-            next((f"counter '{c}' is {s.get(c)!r}" for c in counters if not _int(s.get(c))), None) or \
-            ("bad retries_histogram" if not isinstance(s.get("retries_histogram", []), list)
-             or not all(_int(n) for n in s.get("retries_histogram", [])) else None)
+        bad = _site_problem(s, counters)
         if bad:
             raise ProfileError(f"{what}: malformed profile: site {i}: {bad}")
     return prof
@@ -134,12 +181,18 @@ def parse(text, what):
         prof = json.loads(text)
     except ValueError as e:
         raise ProfileError(f"{what}: not valid JSON: {e}")
+    except RecursionError:
+        raise ProfileError(f"{what}: not a profile (JSON nested too deeply)")
+    try:
+        json.dumps(prof, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        prof = _no_surrogates(prof)
     return validate(prof, what)
 
 
 def load(path):
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8", errors="replace") as f:  # a path in any encoding
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise ProfileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}")
