@@ -135,9 +135,13 @@ void tmi_if(tmi_emit *e, enum tree_code code, tree a, tree b, basic_block otherw
     tmi_continue(e, next);
 }
 
-edge tmi_finish(tmi_emit *e)
+static edge jump(tmi_emit *e, basic_block bb)
 {
-    edge f = make_edge(e->cur, e->join, EDGE_FALLTHRU);
+    edge f = make_edge(e->cur, bb, EDGE_FALLTHRU);
     f->probability = profile_probability::always();
     return f;
 }
+
+void tmi_goto(tmi_emit *e, basic_block bb) { jump(e, bb); }
+
+edge tmi_finish(tmi_emit *e) { return jump(e, e->join); }

@@ -44,6 +44,8 @@ tree tmi_cas8(tmi_emit *e, tree ptr, tree expected, tree desired);
 
 /* if (a CODE b) go on in a new block; else go to `otherwise` (likely: the new block). */
 void tmi_if(tmi_emit *e, enum tree_code code, tree a, tree b, basic_block otherwise);
+/* Ends the current block with a jump to `bb`. */
+void tmi_goto(tmi_emit *e, basic_block bb);
 /* Ends the current block with a jump to the join block; returns that edge. */
 edge tmi_finish(tmi_emit *e);
 

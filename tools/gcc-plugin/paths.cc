@@ -139,13 +139,13 @@ static void read_eager(tmi_emit *e, tree tx, tree tx_word, tree abi, tree addr, 
                            tmi_cst(tmi_u64(), 1ull << TM_INL_OREC_LOCK_BIT));
         tmi_if(e, NE_EXPR, cur, mine, own);
         require_own_slot(e, tx, cur);
-        make_edge(e->cur, accept, EDGE_FALLTHRU)->probability = profile_probability::always();
+        tmi_goto(e, accept);
         tmi_continue(e, own);
         ends->safe_push(tmi_finish(e));
         vals->safe_push(v);
     } else {
         require_own_slot(e, tx, cur);
-        make_edge(e->cur, accept, EDGE_FALLTHRU)->probability = profile_probability::always();
+        tmi_goto(e, accept);
     }
 
     tmi_continue(e, accept);
@@ -202,7 +202,7 @@ void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<ed
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_RO), ro);
     tmi_if(e, EQ_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_EAGER),
            e->slow);
-    make_edge(e->cur, eager, EDGE_FALLTHRU)->probability = profile_probability::always();
+    tmi_goto(e, eager);
     tmi_continue(e, glwt);
     read_glwt(e, tx, abi, addr, type, ends, vals);
     tmi_continue(e, ro);
@@ -226,7 +226,7 @@ static void lock_orec(tmi_emit *e, tree tx, tree o, tree cur, tree mine)
     basic_block lockable = tmi_new_block(e);
     tmi_if(e, GT_EXPR, cur, bound, lockable);
     require_own_slot(e, tx, cur);
-    make_edge(e->cur, lockable, EDGE_FALLTHRU)->probability = profile_probability::always();
+    tmi_goto(e, lockable);
     tmi_continue(e, lockable);
     tree locks = tmi_load(e, ptr_type_node, tx, TM_INL_TX_ALGO_STATE, 8);
     tree n = tmi_load(e, tmi_u64(), locks, TM_INL_LOCKS_N, 8);
@@ -259,18 +259,18 @@ void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<ed
     tree cur = tmi_load(e, tmi_u64(), o, 0, 8);
     tree mine = tmi_op(e, BIT_IOR_EXPR, tmi_u64(), tx_word,
                        tmi_cst(tmi_u64(), 1ull << TM_INL_OREC_LOCK_BIT));
+    /* both modes end in one block: the undo record and the store */
     basic_block own = tmi_new_block(e);
     tmi_if(e, NE_EXPR, cur, mine, own);
     lock_orec(e, tx, o, cur, mine);
-    make_edge(e->cur, own, EDGE_FALLTHRU)->probability = profile_probability::always();
-    tmi_continue(e, own);
-    undo_push(e, tx, addr, a64, size);
-    tmi_store(e, TREE_TYPE(val), addr, 0, val);
-    ends->safe_push(tmi_finish(e));
+    tmi_goto(e, own);
 
     tmi_continue(e, glwt);
     tree owned = tmi_load(e, tmi_u64(), tx, TM_INL_TX_OWNED, 8);
     tmi_if(e, NE_EXPR, owned, tmi_cst(tmi_u64(), 0), e->slow);
+    tmi_goto(e, own);
+
+    tmi_continue(e, own);
     undo_push(e, tx, addr, a64, size);
     tmi_store(e, TREE_TYPE(val), addr, 0, val);
     ends->safe_push(tmi_finish(e));
