@@ -58,6 +58,8 @@ def _run(args, flags, root):
         # it will be, from the first analysis's view of which volatiles sections write
         from . import tmplan
         plan = tmplan.plan_for(prog, secs)
+        from . import apply as apply_mod, tsafe
+        tsafe.promotable(prog, secs, plan, apply_mod.source_root(units, args.src))
         for f in prog.funcs.values():
             f.summary = None
         secs, unbalanced, edges, cycles = _analyse(prog, plan)
@@ -96,6 +98,8 @@ def _run(args, flags, root):
         timing["verify"] = time.monotonic() - t2
     timing["total"] = time.monotonic() - t0
     doc = report.to_json(prog, secs, unbalanced, edges, cycles, groups, kept, timing)
+    if extra is not None:
+        doc["apply"] = report.apply_json(extra)
     out = open(args.output, "w") if args.output else sys.stdout
     try:
         if args.json:

@@ -71,6 +71,13 @@ class Targets:
             else:
                 stack += [(x, False, None) for x in kids]
 
+    def address_taken(self):
+        """The usrs of every function whose address the program takes."""
+        out = set()
+        for usrs in self.by_type.values():
+            out |= usrs
+        return out
+
     def candidates(self, fntype):
         """The usrs an indirect call through FNTYPE may reach (empty: unknown)."""
         return sorted(self.by_type.get(fntype, ())) if fntype else []

@@ -51,6 +51,19 @@ def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
     }
 
 
+def apply_json(ed):
+    """--apply's program-wide edits (tmedits.Edits): the declarations and definitions it
+    annotated, and what it could not write (with the reason)."""
+    return {
+        "transaction_safe": [{"function": n, "file": display(f), "line": ln,
+                              "declarations": [f"{display(p)}:{l}" for p, l in where]}
+                             for n, f, ln, where in ed.declared_safe],
+        "transaction_callable": [{"function": n, "file": display(f), "line": ln}
+                                 for n, f, ln in sorted(ed.callable, key=lambda x: (x[1], x[2]))],
+        "left": [{"file": display(f), "line": ln, "what": w} for f, ln, w in sorted(set(ed.left))],
+    }
+
+
 def _section(s):
     g = s.func.cfg
     start, end = s.lines(g)
@@ -128,6 +141,14 @@ def to_text(doc, out):
     w("Cycles: " + ("none\n" if not doc["cycles"] else "\n"))
     for c in doc["cycles"]:
         w(f"  {' <-> '.join(c['locks'])}: {c['note']}\n")
+    ap = doc.get("apply")
+    if ap:
+        w(f"\n--apply: {len(ap['transaction_safe'])} function(s) declared transaction_safe, "
+          f"{len(ap['transaction_callable'])} transaction_callable\n")
+        for d in ap["transaction_safe"]:
+            w(f"  transaction_safe {d['function']}: {', '.join(d['declarations'])}\n")
+        for d in ap["left"]:
+            w(f"  left as it is: {d['file']}:{d['line']}: {d['what']}\n")
     w("\nComponents (sections that may touch common shared memory, directly or through others; "
       "not lock groups: those are the colors)\n")
     for g in doc["components"]:

@@ -94,7 +94,7 @@ def build(sections, read, extra=None):
             decl = (f"__attribute__((weak)) tm_group_t {GROUPS_ARRAY}[{ngroups}] = {{"
                     + ", ".join(["TM_GROUP_INITIALIZER"] * ngroups) + "};")
             head = "#include <tmkit.h> /* tmkit advise: lock groups */\n" + decl + "\n"
-        elif extra is not None:
+        elif extra is not None and (secs or path in extra.include):
             head = "#include <tmkit.h> /* tmkit advise: transaction-safe libc, clones, reads */\n"
         if head:
             at = include_point(old)

@@ -154,6 +154,8 @@ class Analyzer:
             out = [Blocker(b.kind, b.what, b.file, b.line, [f.name] + b.chain, b.always)
                    for b in s.blockers]
             always = s.always
+            if self.plan is not None and callee.usr in self.plan.safe:
+                attr = "safe"                   # tsafe.py: --apply declares it transaction_safe
             if attr != "safe" and not prog.same_tu(f, callee) and not callee.static and self.plan:
                 from .program import display
                 out.insert(0, Blocker(

@@ -4,7 +4,10 @@
 - `tmkit_tmcall_NAME(...)` for each such call into another file, the pointer defined after the
   callee's definition and declared before the first caller function in each calling file;
 - `tm_volatile_read(v)` for the volatile reads tmplan.TmPlan allows;
-- `#include <tmkit.h>` in every file that gets any edit (rewrite.py places it).
+- `__attribute__((transaction_safe))` on every declaration (headers included) and the
+  definition of each function tsafe.py promotes; calls to it stay direct;
+- `#include <tmkit.h>` in every file that gets an edit other than such a declaration
+  (rewrite.py places it; a header that only gains the attribute needs nothing of tmkit.h).
 "Code running in a transaction": the rewritten transactional sections and every function they
 reach through calls, in this file or another, directly or through a pointer; that function's
 body is edited for all of its callers, which changes nothing outside transactions (a call
@@ -17,6 +20,7 @@ from clang.cindex import CursorKind as K
 from .parse import strip
 
 CALLABLE = "__attribute__((transaction_callable)) "
+SAFE = "__attribute__((transaction_safe)) "
 PTR = "tmkit_tmcall_"
 
 
@@ -24,10 +28,15 @@ class Edits:
     def __init__(self):
         self.by_file = {}        # path -> [(start, end, text)]
         self.left = []           # (file, line, what): changes that could not be written
+        self.include = set()     # paths whose edits need <tmkit.h>
+        self.declared_safe = []  # (name, file, line, [(file, line)] declarations written)
+        self.callable = []       # (name, file, line): definitions given transaction_callable
 
-    def add(self, path, a, b, text, prio=1):
+    def add(self, path, a, b, text, prio=1, include=True):
         """An edit; among insertions at one offset, lower `prio` comes first (a declaration
         before the attribute that opens the next definition)."""
+        if include:
+            self.include.add(path)
         edits = self.by_file.setdefault(path, [])
         if (a, b, text, prio) not in edits:   # a call reached from two sections is one edit
             edits.append((a, b, text, prio))
@@ -94,6 +103,7 @@ def build(prog, sections, plan, read, removed=()):
     ed = Edits()
     _unused_locks(prog, ed, set(removed))
     callable_ = {}           # usr -> Func
+    safe = {}                # usr -> Func: tsafe.py's, reached from transactional code
     xcalls = {}              # callee usr -> {caller file: first caller Func}
     vreads = set()
     for f, region in transactional_code(prog, sections):
@@ -104,7 +114,11 @@ def build(prog, sections, plan, read, removed=()):
                 if ev.kind == "volatile" and plan.volatile_read_ok(ev):
                     _vread(ed, read, ev, vreads)
                 elif ev.kind == "call" and not ev.lockop:
-                    _call(prog, ed, read, f, ev, callable_, xcalls)
+                    _call(prog, ed, read, f, ev, callable_, xcalls, plan, safe)
+        if f.usr in plan.safe:
+            safe[f.usr] = f
+    for usr, c in sorted(safe.items()):
+        _mark_safe(plan, read, ed, c)
     for usr, c in callable_.items():
         _mark_callable(ed, read, c)
     for usr, callers in xcalls.items():
@@ -132,7 +146,7 @@ def _vread(ed, read, ev, done):
     ed.add(path, c.extent.start.offset, c.extent.end.offset, f"tm_volatile_read({name})")
 
 
-def _call(prog, ed, read, f, ev, callable_, xcalls):
+def _call(prog, ed, read, f, ev, callable_, xcalls, plan, safe):
     if ev.indirect:
         for c in prog.indirect_callees(ev) or []:
             callable_[c.usr] = c
@@ -141,6 +155,9 @@ def _call(prog, ed, read, f, ev, callable_, xcalls):
     if c is None or c.system or prog.tm_attr.get(ev.usr) in ("safe", "pure"):
         return
     if prog.same_tu(f, c) or c.static:
+        return
+    if c.usr in plan.safe:
+        safe[c.usr] = c
         return
     callable_[c.usr] = c
     ref = _callee_ref(ev)
@@ -163,6 +180,19 @@ def _mark_callable(ed, read, c):
         return
     at = d.extent.start.offset
     ed.add(c.file, at, at, CALLABLE, prio=2)
+    ed.callable.append((c.name, c.file, c.line))
+
+
+def _mark_safe(plan, read, ed, c):
+    """transaction_safe at the start of each declaration; the definition's file includes
+    tmkit.h (its body may call the wrapped libc), a prototype's needs nothing."""
+    where = []
+    for path, off in plan.safe_decls[c.usr]:
+        defn = c.decl is not None and c.decl.extent.start.file is not None and \
+            c.decl.extent.start.file.name == path and c.decl.extent.start.offset == off
+        ed.add(path, off, off, SAFE, prio=2, include=defn)
+        where.append((path, read(path).count(b"\n", 0, off) + 1))
+    ed.declared_safe.append((c.name, c.file, c.line, where))
 
 
 def _after_definition(ed, read, c, text):

@@ -1,7 +1,7 @@
 """What `--apply` changes beyond the sections, and therefore what no longer blocks them.
 
 The report (without --apply) says what blocks each section in the program as it is. --apply
-writes a program in which four kinds of blocker are gone, so it analyses the program a second
+writes a program in which five kinds of blocker are gone, so it analyses the program a second
 time as it will be (`TmPlan` switched on in safety.py), and tmedits.py writes the changes:
 - **tmkit.h's libc.** Every rewritten file includes <tmkit.h>, whose transaction-safe wrappers
   of strlen, memcmp, snprintf, strtol, ... GCC calls inside transactions (docs/libc.md).
@@ -9,7 +9,8 @@ time as it will be (`TmPlan` switched on in safety.py), and tmedits.py writes th
   transaction only if its declaration says `transaction_safe`, which is part of the function's
   type in C: every declaration must say it, a conversion to a plain function pointer becomes an
   error, and the body may not contain a single unsafe call, even on a path that never runs.
-  Instead, the callee gets `transaction_callable` (GCC compiles a transactional clone of it, in
+  A callee that meets all of that gets the attribute (the fifth kind below); any other callee
+  gets `transaction_callable` (GCC compiles a transactional clone of it, in
   which a rare unsafe call switches to irrevocable only when reached, and the type stays the
   same), and the calls to it from code that runs in transactions go through a constant pointer
   defined in the callee's file (`tmkit_tmcall_NAME`): for a call through a pointer GCC asks the
@@ -21,6 +22,10 @@ time as it will be (`TmPlan` switched on in safety.py), and tmedits.py writes th
   `tm_volatile_read(v)` (include/tmkit/volatile.h) reads one from transaction_pure code, as the
   locked code read it: without synchronisation. A volatile that some section writes keeps its
   blocker.
+- **`transaction_safe` declarations.** A function of another file that qualifies (tsafe.py:
+  its address never taken, every declaration editable, a body with no blocker) is declared
+  `transaction_safe` in every declaration, headers included, and called directly: such a call
+  is no blocker at all, and a section with no other becomes __transaction_atomic.
 Those calls stay "soft" blockers (kind `tm-call`): they keep a section out of
 __transaction_atomic, which allows no call through a pointer, but the relaxed transaction they
 need runs speculatively.
@@ -32,6 +37,8 @@ SOFT = ("tm-call",)
 class TmPlan:
     def __init__(self, volatile_ok):
         self.volatile_ok = set(volatile_ok)   # global names tm_volatile_read may read
+        self.safe = set()                     # usrs declared transaction_safe (tsafe.py)
+        self.safe_decls = {}                  # usr -> [(file, offset)]: their declarations
 
     def volatile_read_ok(self, ev):
         return ev.mode == "r" and ev.loc is not None and ev.loc in self.volatile_ok
