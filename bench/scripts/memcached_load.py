@@ -177,9 +177,17 @@ def load(a, port):
     cmd = ["memcaslap", "-s", f"127.0.0.1:{port}", "-T", str(a.client_threads),
            "-c", str(a.concurrency), "-t", f"{a.seconds}s"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=a.seconds + 120).stdout
+    got = parse_memcaslap(out)
+    if got is None:
+        raise SystemExit(f"{' '.join(cmd)}: no result:\n{out[-800:]}")
+    return got
+
+
+def parse_memcaslap(out):
+    """memcaslap's final report -> (ops per second, gets, sets, seconds run), or None."""
     m = re.search(r"Run time: ([0-9.]+)s Ops: (\d+) TPS: (\d+)", out)
     if not m:
-        raise SystemExit(f"{' '.join(cmd)}: no result:\n{out[-800:]}")
+        return None
     gets = int((re.search(r"cmd_get: (\d+)", out) or [0, 0])[1])
     sets = int((re.search(r"cmd_set: (\d+)", out) or [0, 0])[1])
     return int(m[3]), gets, sets, float(m[1])
