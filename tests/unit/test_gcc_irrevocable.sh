@@ -9,7 +9,8 @@
 # counted as before), and a transaction without calls. Under every algorithm, 2 and 4 threads
 # (more than the cores); the program checks its own counts. Then: the HTML page and a comparison,
 # the shared segment, a classic (non-PIE) executable, a stripped copy, a rebuilt binary (another
-# build id), a missing one and an older profile.
+# build id), a missing one and an older profile; last, prog_gccirr_clone.c: a function with a
+# clone that goes irrevocable on entry.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
 T=$ROOT/bin/tmkit
@@ -177,5 +178,30 @@ PY
 out=$("$T" report "$d/old.json" 2>&1) || fail "old profile: report failed: $out"
 echo "$out" | grep -Eq "$START" && fail "old profile: $out"
 [ "$(echo "$out" | grep -c "^run (prog_gccirr.c:[0-9]*) ")" = 5 ] || fail "old profile: sites: $out"
+# A call of a transaction_callable function whose clone goes irrevocable on entry (vsnprintf on
+# every path: memcached's get_stats calling append_stat): GCC starts the transaction
+# irrevocable although the function has a clone; the report names it and the call inside. A
+# clone that goes irrevocable on one path only (GCCIRR_SOME) leaves its caller instrumented.
+csrc=$ROOT/tests/unit/prog_gccirr_clone.c
+clone_line=$(line_of GCCIRR_CLONE "$csrc")
+vsn_line=$(line_of GCCIRR_VSNPRINTF "$csrc")
+env TMKIT_STATS="$d/clone.json" "$GCCIRR_CLONE" $N 2 >/dev/null 2>"$d/counts" ||
+    fail "clone: the program failed: $(cat "$d/counts")"
+python3 - "$d/clone.json" "$d/counts" <<'PY' || fail "clone: counters: $(cat "$d/counts")"
+import json, sys
+prof = json.load(open(sys.argv[1]))
+n = {k: int(v) for k, v in (l.split() for l in open(sys.argv[2]) if l.strip())}
+started = [s for s in prof["sites"] if s["gcc_irrevocable_starts"]]
+assert len(started) == 1 and started[0]["gcc_irrevocable_starts"] == n["clone"] == \
+    started[0]["commits"], (n, prof["sites"])
+assert sum(s["commits"] for s in prof["sites"]) == n["clone"] + n["some"], (n, prof["sites"])
+PY
+out=$("$T" report "$d/clone.json" 2>&1) || fail "clone: report failed: $out"
+echo "$out" | grep -Eq "$START: gccirr_stat at prog_gccirr_clone.c:$clone_line \(which calls vsnprintf at prog_gccirr_clone.c:$vsn_line\)\$" ||
+    fail "clone: report does not name gccirr_stat and vsnprintf:
+$out"
+[ "$(echo "$out" | grep -Ec "$START")" = 1 ] || fail "clone: more sites started irrevocable:
+$out"
+
 echo "ok: GCC's irrevocable starts counted and named (prog_gccirr.c:$printf_line, :$ext_line,"\
     ":$helper_line, prog_gccirr_lib.c:$lib_line) under: $ALGOS"

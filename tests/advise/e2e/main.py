@@ -17,11 +17,17 @@ Exit 0 when every baseline-passing file passes in every configuration (flaky one
 once and passing on the retry, are listed), 1 otherwise or when a step fails (with the
 compiler's first errors for a build), 77 when a prerequisite is missing (named).
 
+With --bench (memcached), last: bench/scripts/memcached_load.py on the builds just made (the
+throughput of the unmodified, Debian's and the transactional memcached under a get/set load,
+and its profile; bench/results/advise-memcached).
+
 Usage: e2e.sh ROOT BUILD [--program memcached|zstd] [--algos A,B] [--threads 1,2]
        [--files getset,t/incrdecr.t] [--jobs N] [--retries N] [--no-stats] [--rebaseline]
+       [--bench [--bench-rounds N]]
 Work directory (cached between runs, never committed): BUILD/advise-real/."""
 import argparse
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -59,6 +65,10 @@ def options(argv):
     p.add_argument("--reuse-tree", action="store_true",
                    help="do not run the advisor: build and test the transactional tree of the "
                         "last run as it is now (e.g. after editing it by hand)")
+    p.add_argument("--bench", action="store_true",
+                   help="memcached: after the tests, the throughput and profile of the builds "
+                        "under a get/set load (bench/scripts/memcached_load.py)")
+    p.add_argument("--bench-rounds", type=int, default=5, help="with --bench: rounds (default 5)")
     p.add_argument("--rebaseline", action="store_true",
                    help="run the baseline's test files again instead of using the cached result")
     a = p.parse_args(argv)
@@ -93,7 +103,13 @@ def main(argv):
             import zstd
             return zstd.main(a)
         import memcached_flow
-        return memcached_flow.main(a)
+        rc = memcached_flow.main(a)
+        if rc == 0 and a.bench:
+            # This process holds the work directory's lock: the script must not wait for it.
+            rc = subprocess.call([sys.executable, os.path.join(a.root, "bench", "scripts",
+                                                               "memcached_load.py"),
+                                  a.root, a.build, "--rounds", str(a.bench_rounds), "--no-lock"])
+        return rc
     except Skip as e:
         print(f"SKIP: {e}", flush=True)
         return util.SKIP

@@ -9,8 +9,11 @@ the site (the return address of the transaction's _ITM_beginTransaction) it foll
 (objdump), conditional branches fall-through first, to the commit, and stops at the first call
 GCC could not prove safe (StartCalls._unsafe says which those are: not the TM ABI's _ITM_*, not
 one of GCC's own safe functions, no transactional clone in the object's clone table, and not a
-function of the same compile unit that calls nothing unsafe). The call's line comes from
-addr2line; a function of the same unit is named with the unsafe call inside it."""
+function of the same compile unit that calls nothing unsafe). A function with a clone whose
+every path is unsafe is unsafe too: GCC makes its clone go irrevocable on entry and counts a call
+of it like the unsafe call inside (memcached's append_stat, transaction_callable, calls vsnprintf).
+The call's line comes from addr2line; a function of the same unit, or one whose clone goes
+irrevocable on entry, is named with the unsafe call inside it."""
 import os
 import re
 import shutil
@@ -189,7 +192,14 @@ class StartCalls:
         unsafe whatever it does: GCC cannot see into it. Without debug information the unit is
         unknown: a static function counts as the same unit's, any other as another's."""
         base = callee.split(".")[0]
-        if base in SAFE or callee in elf.clone_names or target in elf.clone_addrs or \
+        if base in SAFE:
+            return None
+        clone = elf.by_name.get(clone_name(base))
+        if clone is not None and self._starts_irrevocable(elf, code, clone):
+            # GCC counts a call of a function whose every path is unsafe as unsafe itself, clone
+            # or not: its clone goes irrevocable on entry (memcached's append_stat: vsnprintf)
+            return self._inner(elf, code, clone, depth, stack | {target}) or ""
+        if clone is not None or callee in elf.clone_names or target in elf.clone_addrs or \
                 clone_name(base) in elf.symbols:
             return None
         if imported and base in elf.by_name:  # through the PLT, yet defined in this object
@@ -203,6 +213,41 @@ class StartCalls:
         if inner:
             return inner
         return None if (there is not None and there == unit) or target in elf.local else ""
+
+    @staticmethod
+    def _starts_irrevocable(elf, code, clone):
+        """Whether the transactional clone at `clone` goes irrevocable on entry: every path from
+        its start reaches a call of _ITM_changeTransactionMode before any other call or a return
+        (GCC puts that call first when an unsafe call lies on every path of the function)."""
+        f = elf.function_at(clone)
+        window = (f[0], f[1]) if f else (clone, clone + 4096)
+        todo, seen = [clone], set()
+        while todo:
+            a = todo.pop()
+            while a not in seen:
+                seen.add(a)
+                insn = code.at(a, window)
+                if insn is None or not window[0] <= a < window[1]:
+                    return False
+                op, args, nxt = insn
+                if op.startswith("call"):
+                    if StartCalls._target(elf, args)[1] != "_ITM_changeTransactionMode":
+                        return False
+                    break
+                if op.startswith("ret") or op in ("ud2", "hlt"):
+                    return False
+                if op.startswith("j") or op.startswith("loop"):
+                    target = StartCalls._target(elf, args)[0]
+                    if target is None:
+                        return False  # an indirect or tail jump: not known
+                    if op.startswith("jmp"):
+                        a = target
+                        continue
+                    todo.append(target)
+                if nxt is None:
+                    return False
+                a = nxt
+        return True
 
     def _inner(self, elf, code, func, depth, stack):
         """The first unsafe call in func's body ("printf at prog.c:5"), or None."""
