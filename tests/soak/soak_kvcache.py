@@ -1,6 +1,6 @@
 """soak_kvcache.py — kvcache under a mixed load that evicts all the time, for a fixed time.
 
-    python soak_kvcache.py SERVER [--seconds 45] [--mb 16] [--threads 2] [--interval 2]
+    python soak_kvcache.py SERVER [--seconds 30] [--mb 16] [--threads 2] [--interval 2]
                                   [--csv FILE] [--json FILE]
 
 The server (a kvcache binary; the environment selects the runtime and TMKIT_ALGO) runs at
@@ -139,9 +139,10 @@ class SlapLoop(threading.Thread):
         self.port, self.test, self.deadline, self.number = port, test, deadline, number
         self.runs, self.sets, self.gets, self.hits, self.failures = 0, 0, 0, 0, []
         self.proc = None
+        self.stopped = threading.Event()
 
     def run(self):
-        while time.monotonic() < self.deadline:
+        while time.monotonic() < self.deadline and not self.stopped.is_set():
             cmd = ["memcslap", f"--servers=127.0.0.1:{self.port}", "--concurrency=2",
                    f"--test={self.test}", f"--execute-number={self.number}"]
             if self.runs % 2:
@@ -149,11 +150,13 @@ class SlapLoop(threading.Thread):
             try:
                 self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                              text=True)
-                out, err = self.proc.communicate(timeout=300)
+                out, err = self.proc.communicate(timeout=120)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.communicate()
-                self.failures.append(f"{' '.join(cmd)}: no end in 300 s")
+                self.failures.append(f"{' '.join(cmd)}: no end in 120 s")
+                return
+            if self.stopped.is_set():
                 return
             self.runs += 1
             what = f"{' '.join(cmd[3:])}"
@@ -178,9 +181,12 @@ class SlapLoop(threading.Thread):
                     self.failures.append(f"{what}: {stored} of {self.number} keys stored")
 
     def kill(self):
+        """No new run; the running one killed; its end awaited."""
+        self.stopped.set()
         p = self.proc
         if p and p.poll() is None:
             p.kill()
+        self.join(10)
 
 
 # ---- verifying clients ----
@@ -241,7 +247,7 @@ class Verifier(threading.Thread):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("server")
-    ap.add_argument("--seconds", type=float, default=45)
+    ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--mb", type=int, default=16)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--interval", type=float, default=2)
@@ -274,14 +280,16 @@ def main():
             sampler.stop()
             time.sleep(0.2)  # the clients' connections are closed; their releases finish
             end = sampler.sample()  # once more, quiet
-            final_checks(sc, port, end, sampler.rows, a.seconds)
+            if F.check("cmd_get" in end, f"the server answers `stats` at the end ({sampler.errors[-1:]})"):
+                final_checks(sc, port, end, sampler.rows, a.seconds)
             summarize(summary, sampler, slaps, vers, a.seconds)
             sc.close()
-    except RuntimeError as e:  # kv_harness: the server did not start, died, or exited non-zero
-        F.check(False, str(e))
+    except (RuntimeError, OSError) as e:  # kv_harness: the server did not start, died, or
+        F.check(False, f"{type(e).__name__}: {e}")  # exited non-zero; /proc or a socket failed
     finally:
         for s in slaps:
-            s.kill()
+            if s.is_alive():
+                s.kill()
     rows = sampler.rows if sampler else []
     write_outputs(rows, summary, a.csv, a.json)
     F.exit()

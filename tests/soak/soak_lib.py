@@ -31,6 +31,8 @@ def proc_status(pid):
             k, _, v = ln.partition(":")
             if k in ("VmRSS", "VmHWM", "Threads"):
                 out[k] = int(v.split()[0])
+    if "VmRSS" not in out:  # a zombie: the process has exited
+        raise FileNotFoundError(f"process {pid} has exited")
     return out
 
 

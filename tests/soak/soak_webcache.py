@@ -1,6 +1,6 @@
 """soak_webcache.py — the web cache under Zipf load and slowloris at once, for a fixed time.
 
-    python soak_webcache.py BINDIR [--build tm] [--seconds 45] [--max-bytes 1M]
+    python soak_webcache.py BINDIR [--build tm] [--seconds 30] [--max-bytes 1M]
                             [--slow 64] [--interval 2] [--csv FILE] [--json FILE]
 
 The server (BINDIR/webcache-BUILD: tm on tmkit, the environment selecting TMKIT_ALGO, or
@@ -180,7 +180,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bindir")
     ap.add_argument("--build", default="tm", choices=("tm", "lock"))
-    ap.add_argument("--seconds", type=float, default=45)
+    ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--max-bytes", default="1M")
     ap.add_argument("--slow", type=int, default=64)
     ap.add_argument("--connections", type=int, default=4)
@@ -235,8 +235,11 @@ def main():
         F.check(res.get("errors") == 0 and res.get("non2xx") == 0,
                 f"webcache-load: errors {res.get('errors')}, non2xx {res.get('non2xx')} ({res})")
         end = sampler.sample()
-        final_checks(srv, end, res, ver, slow, sampler, a, fd_bound, fds_idle)
+        if F.check("requests" in end, f"the server answers /_stats at the end ({sampler.errors[-1:]})"):
+            final_checks(srv, end, res, ver, slow, sampler, a, fd_bound, fds_idle)
         summarize(summary, sampler, res, ver, slow, a)
+    except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+        F.check(False, f"{type(e).__name__}: {e}")  # the server died, a socket or /proc failed
     finally:
         if load and load.poll() is None:
             load.kill()
@@ -336,7 +339,7 @@ def summarize(summary, sampler, res, ver, slow, a):
                       "lifetime_s_min": round(life[0], 2) if life else None,
                       "lifetime_s_max": round(life[-1], 2) if life else None},
         "counters": {k: end.get(k) for k in FIELDS},
-        "hit_rate": round(end["hits"] / max(1, end["hits"] + end["misses"]), 3),
+        "hit_rate": round(end.get("hits", 0) / max(1, end.get("hits", 0) + end.get("misses", 0)), 3),
         "fds_max": max(r["fds"] for r in rows), "threads_max": max(r["threads"] for r in rows),
     })
     print_curve(rows)
