@@ -265,6 +265,9 @@ def main():
     try:
         with server(a.server, ["-t", str(a.threads), "-m", str(a.mb)], procs=procs) as port:
             pid = procs[0].pid
+            with open(f"/proc/{pid}/maps") as f:
+                if "libitm.so" not in f.read():
+                    summary["algorithm"] = "none (a lock build)"
             sc = StatsConn(port)
             sampler = Sampler(pid, a.interval, lambda: sample_stats(sc), check_sample)
             deadline = sampler.t0 + a.seconds

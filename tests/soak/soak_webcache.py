@@ -190,7 +190,7 @@ def main():
     a = ap.parse_args()
     binary = os.path.join(a.bindir, f"webcache-{a.build}")
     summary = {"server": os.path.basename(binary), "algorithm":
-               os.environ.get("TMKIT_ALGO", "default") if a.build == "tm" else "lock",
+               os.environ.get("TMKIT_ALGO", "default") if a.build == "tm" else "none (a lock build)",
                "seconds": a.seconds, "threads": THREADS, "max_bytes": a.max_bytes,
                "slow_connections": a.slow, "load_connections": a.connections}
     # the pages of section 2 (the catalog's first ranks), Zipf s = 1 over them
