@@ -73,8 +73,9 @@ fuzz: build venv fuzz-venv
 # the web cache for SOAK_SECONDS each under a load that evicts all the time, recorded in
 # bench/results/soak/ (the RSS curves as CSV and a plot).
 SOAK_SECONDS ?= 600
+SOAK_OUT ?= bench/results/soak
 soak: build venv
-	@bench/soak.sh --seconds $(SOAK_SECONDS) --build $(BUILD)
+	@bench/soak.sh --seconds $(SOAK_SECONDS) --build $(BUILD) --out $(SOAK_OUT)
 
 clean:
 	rm -rf $(BUILD)

@@ -72,7 +72,7 @@ cat >"$OUT/context.json" <<JSON
   "machine": "$(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), Linux $(uname -r), load $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end",
   "toolchain": "$(gcc --version | head -1); $(memcslap --version 2>&1 | head -1); $("$PY" --version)",
   "files": [${files}"summary.md", "rss.png", "context.json", "logs/"],
-  "notes": "runs one after the other on the same machine; a sample every $INTERVAL s"
+  "notes": "runs one after the other on the same machine; a sample every $INTERVAL s (or a sixteenth of a run, if less)"
 }
 JSON
 if [ -n "$failed" ]; then

@@ -98,6 +98,18 @@ def sample_stats(sc):
     return row
 
 
+def settle(sc, tries=50):
+    """Waits (up to 10 s) until the counters stop moving once the clients have gone: a worker
+    may finish a closed connection's last command and release after the client has left."""
+    prev = None
+    for _ in range(tries):
+        cur = sample_stats(sc)
+        if cur == prev and cur["used_chunks"] == cur["curr_items"]:
+            return
+        prev = cur
+        time.sleep(0.2)
+
+
 def check_sample(row, rows):
     if "cmd_get" not in row:
         return
@@ -254,6 +266,7 @@ def main():
     ap.add_argument("--csv")
     ap.add_argument("--json")
     a = ap.parse_args()
+    a.interval = min(a.interval, a.seconds / 16)  # at least 4 samples in warm-up
     if not shutil.which("memcslap"):
         print("SKIP: memcslap not installed (Debian: libmemcached-tools)")
         sys.exit(77)
@@ -281,7 +294,7 @@ def main():
                 if t.is_alive():
                     F.check(False, f"{type(t).__name__} still running 300 s after the end")
             sampler.stop()
-            time.sleep(0.2)  # the clients' connections are closed; their releases finish
+            settle(sc)
             end = sampler.sample()  # once more, quiet
             if F.check("cmd_get" in end, f"the server answers `stats` at the end ({sampler.errors[-1:]})"):
                 final_checks(sc, port, end, sampler.rows, a.seconds)

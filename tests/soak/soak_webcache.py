@@ -188,6 +188,7 @@ def main():
     ap.add_argument("--csv")
     ap.add_argument("--json")
     a = ap.parse_args()
+    a.interval = min(a.interval, a.seconds / 16)  # at least 4 samples in warm-up
     binary = os.path.join(a.bindir, f"webcache-{a.build}")
     summary = {"server": os.path.basename(binary), "algorithm":
                os.environ.get("TMKIT_ALGO", "default") if a.build == "tm" else "none (a lock build)",
