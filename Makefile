@@ -4,7 +4,7 @@ JOBS  ?= $(shell nproc)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build deps venv test test-real test-deb demo bench bench-quick fuzz fuzz-venv clean \
+.PHONY: all build deps venv test test-real test-deb demo bench bench-quick fuzz fuzz-venv soak clean \
 	check-abi install uninstall deb
 
 all: build
@@ -68,6 +68,14 @@ FUZZ_SECONDS ?= 300
 FUZZ_JOBS ?= 1
 fuzz: build venv fuzz-venv
 	@bench/fuzz.sh --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) --build $(BUILD)
+
+# Long soak runs (docs/soak.md; the short ones are in `make test`, ctest -L soak): kvcache and
+# the web cache for SOAK_SECONDS each under a load that evicts all the time, recorded in
+# bench/results/soak/ (the RSS curves as CSV and a plot).
+SOAK_SECONDS ?= 600
+SOAK_OUT ?= bench/results/soak
+soak: build venv
+	@bench/soak.sh --seconds $(SOAK_SECONDS) --build $(BUILD) --out $(SOAK_OUT)
 
 clean:
 	rm -rf $(BUILD)

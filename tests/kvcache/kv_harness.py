@@ -28,7 +28,8 @@ def is_memcached(target):
 
 
 @contextlib.contextmanager
-def server(target, args=()):
+def server(target, args=(), procs=None):
+    """procs: a list that receives the server's Popen (its pid for /proc)."""
     port = free_port()
     if is_memcached(target):
         cmd = [MEMCACHED, "-l", "127.0.0.1", "-p", str(port), "-U", "0"]
@@ -38,6 +39,8 @@ def server(target, args=()):
         cmd = [target, "-p", str(port)]
     cmd += list(args)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    if procs is not None:
+        procs.append(proc)
     try:
         # 30 s: under valgrind on 2 vCPUs at load 10-12 a server once took more than 10 s to
         # listen; one that never starts still fails here.
