@@ -47,7 +47,7 @@ static int fi_env_read;            /* TMFAULT_MALLOC read (plain: read in the fi
 static long fi_env_nth;
 static int fi_env_every;
 
-static void fault_arm(long nth, int every)
+static __attribute__((unused)) void fault_arm(long nth, int every)
 {
     fi_count = 0;
     fi_nth = nth;
@@ -55,8 +55,8 @@ static void fault_arm(long nth, int every)
     fi_armed = 1;
 }
 
-static void fault_disarm(void) { fi_armed = 0; }
-static long fault_failed(void) { return atomic_load(&fi_failed); }
+static __attribute__((unused)) void fault_disarm(void) { fi_armed = 0; }
+static __attribute__((unused)) long fault_failed(void) { return atomic_load(&fi_failed); }
 
 /* Does this allocation call fail? */
 static int fi_fail(void)
@@ -126,8 +126,8 @@ static void fi_track_remove(void *p)
     }
 }
 
-static void fault_track(int on) { fi_tracking = on; }
-static long fault_live(void) { return atomic_load(&fi_live); }
+static __attribute__((unused)) void fault_track(int on) { fi_tracking = on; }
+static __attribute__((unused)) long fault_live(void) { return atomic_load(&fi_live); }
 
 /* ---- the interposed calls -------------------------------------------------------------- */
 void *malloc(size_t n)
