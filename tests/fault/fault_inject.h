@@ -15,7 +15,7 @@
  *
  * Tracking, for the leak checks: a thread that called fault_track(1) records every block it
  * allocates in a table until fault_track(0); a free from any thread removes it. fault_live()
- * is the number of recorded blocks not freed yet.
+ * is the number of recorded blocks not freed yet, fi_added the number recorded.
  */
 #ifndef TMKIT_FAULT_INJECT_H
 #define TMKIT_FAULT_INJECT_H
@@ -92,6 +92,7 @@ fail:
 #define FI_SLOTS (1u << 16)
 static _Atomic uintptr_t fi_table[FI_SLOTS];
 static _Atomic long fi_live;
+static _Atomic long fi_added; /* blocks recorded so far */
 
 static void fi_track_add(void *p)
 {
@@ -103,6 +104,7 @@ static void fi_track_add(void *p)
         uintptr_t cur = atomic_load(s);
         if ((cur == 0 || cur == 1) && atomic_compare_exchange_strong(s, &cur, (uintptr_t)p)) {
             atomic_fetch_add(&fi_live, 1);
+            atomic_fetch_add(&fi_added, 1);
             return;
         }
     }

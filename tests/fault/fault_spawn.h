@@ -14,7 +14,7 @@ struct child_run {
 
 /* env: NULL-terminated "NAME=value" strings added to ours; as_bytes: RLIMIT_AS, 0 for none;
  * wrap: NULL, or a shell command line that runs the program as "$0" (unshare & co.). */
-static void child_spawn(struct child_run *r, const char *const *env, unsigned long as_bytes,
+static __attribute__((unused)) void child_spawn(struct child_run *r, const char *const *env, unsigned long as_bytes,
                         const char *wrap)
 {
     int fd[2];
@@ -54,13 +54,13 @@ static void child_spawn(struct child_run *r, const char *const *env, unsigned lo
     CHECK(waitpid(pid, &r->status, 0) == pid);
 }
 
-static int child_ok(const struct child_run *r)
+static __attribute__((unused)) int child_ok(const struct child_run *r)
 {
     return WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
 }
 
 /* The first line of the child's standard error, for the figures. */
-static const char *child_line(const struct child_run *r)
+static __attribute__((unused)) const char *child_line(const struct child_run *r)
 {
     static char line[512];
     size_t i = 0;
@@ -92,7 +92,7 @@ static void *cb_worker(void *arg)
     return NULL;
 }
 
-static int child_bank(void)
+static __attribute__((unused)) int child_bank(void)
 {
     for (int i = 0; i < CB_ACCOUNTS; i++)
         cb_acct[i] = 1000;
