@@ -35,8 +35,8 @@ void *tm_xrealloc(void *p, size_t n, const char *what)
     return q;
 }
 
-/* A log of the running attempt could not grow (realloc failed; docs/libitm-differences.md,
- * "Faults"). A speculative attempt whose program has an uninstrumented code path and no
+/* A log of the running attempt could not grow (realloc failed; docs/reliability.md, "Faults").
+ * A speculative attempt whose program has an uninstrumented code path and no
  * __transaction_cancel restarts serial-irrevocable, the one mode that keeps no log: its
  * rollback needs no memory (the undo log already holds every location written, the redo log is
  * dropped), and the caller left the log as it was before the growth. Anything else (a

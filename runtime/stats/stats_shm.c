@@ -92,8 +92,8 @@ static bool tm_shm_layout_ok(const tm_shm_segment *s)
 
 /* The segment could not be set up: one line on stderr, and the process runs on without it
  * (the exit report, TMKIT_STATS, is separate). Statistics are an observer: a full or read-only
- * /dev/shm must not stop the program they observe (docs/stats.md, "When the segment cannot be
- * made"). */
+ * /dev/shm must not stop the program they observe (docs/stats.md, "Live and multi-process
+ * counters"; docs/reliability.md, "Faults"). */
 static void tm_shm_give_up(const char *name, const char *step, int err, bool locked)
 {
     char msg[TM_SHM_NAME_MAX + 256];

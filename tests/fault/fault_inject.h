@@ -1,4 +1,4 @@
-/* Fault injection for the fault tests (docs/libitm-differences.md, "Faults"): this program's own
+/* Fault injection for the fault tests (docs/reliability.md, "Faults"): this program's own
  * definitions of malloc, calloc, realloc, free, mmap, open, posix_fallocate and pthread_create,
  * which the runtime's calls reach because the program exports them (-rdynamic) and a
  * program's symbols come first in the dynamic linker's search. The runtime has no test hooks.
