@@ -10,19 +10,20 @@
 
 void tm_fatal(const char *fmt, ...)
 {
-    char msg[512];
+    char msg[512] = "tmkit: ";
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(msg, sizeof msg - 1, fmt, ap);
+    int n = vsnprintf(msg + 7, sizeof msg - 8, fmt, ap);
     va_end(ap);
     if (n < 0)
         n = 0;
+    n += 7;
     if (n > (int)sizeof msg - 2)
         n = (int)sizeof msg - 2;
     msg[n++] = '\n';
-    /* write(2), not stdio: this may run with stdio locks held or from a corrupted state. */
-    ssize_t r = write(2, "tmkit: ", 7);
-    r = write(2, msg, (size_t)n);
+    /* write(2), not stdio: this may run with stdio locks held or from a corrupted state. One
+     * call, so that two threads stopping at once do not interleave their lines. */
+    ssize_t r = write(2, msg, (size_t)n);
     (void)r;
     abort();
 }
