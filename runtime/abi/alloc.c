@@ -18,15 +18,21 @@ static inline tm_tx *tm_alloc_tx(void)
 }
 
 /* Records an allocation that the transaction made: released if it aborts. Irrevocable
- * transactions cannot abort, so nothing needs recording then. */
+ * transactions cannot abort, so nothing needs recording then. When the record cannot be
+ * made (the action list cannot grow), the allocation is given back and the program sees NULL,
+ * as from a malloc that failed. */
 static void *tm_note_alloc(void *p, void (*release)(void *, uintptr_t), uintptr_t aux)
 {
     tm_tx *tx = tm_alloc_tx();
-    if (p && tx && !((tx->flags & TM_F_IRREVOCABLE) && tx->disp == &tm_disp_direct))
-        tm_action_add(tx, TM_ACT_FREE_ON_ABORT, release, p, aux);
+    if (p && tx && !((tx->flags & TM_F_IRREVOCABLE) && tx->disp == &tm_disp_direct) &&
+        !tm_action_add_room(tx, TM_ROOM_TRY, TM_ACT_FREE_ON_ABORT, release, p, aux)) {
+        release(p, aux);
+        return NULL;
+    }
     return p;
 }
 
+/* A free that cannot be recorded is a log that cannot grow (tm_log_grow). */
 static void tm_defer_free(void *p, void (*release)(void *, uintptr_t), uintptr_t aux)
 {
     tm_tx *tx = tm_alloc_tx();
@@ -35,7 +41,7 @@ static void tm_defer_free(void *p, void (*release)(void *, uintptr_t), uintptr_t
     if (!tx)
         release(p, aux);
     else
-        tm_action_add(tx, TM_ACT_FREE_ON_COMMIT, release, p, aux);
+        tm_action_add_room(tx, TM_ROOM_LOG, TM_ACT_FREE_ON_COMMIT, release, p, aux);
 }
 
 TM_EXPORT __attribute__((malloc)) void *_ITM_malloc(size_t size)

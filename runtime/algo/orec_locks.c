@@ -27,13 +27,17 @@ tm_locks *tm_locks_grow(tm_tx *tx, size_t want)
     while (cap < want)
         cap *= 2;
     size_t size = sizeof *l + cap * sizeof l->rec[0];
-    if (!l || !l->named) {
-        l = tm_xrealloc(l, size, "orec lock records");
-        if (!tx->algo_state)
-            *l = (tm_locks){0};
+    /* A growth happens before the lock it makes room for is taken (orec_eager's write,
+     * orec_lazy's commit) and leaves the records as they were when it fails: it is a log's
+     * (tm_log_grow). The first block, at the thread's first begin, is not. */
+    if (!l) {
+        l = tm_xrealloc(NULL, size, "orec lock records");
+        *l = (tm_locks){0};
+    } else if (!l->named) {
+        l = tm_log_grow(l, size, "orec lock records");
     } else {
         tm_locks *old = l;
-        l = tm_xrealloc(NULL, size, "orec lock records");
+        l = tm_log_grow(NULL, size, "orec lock records");
         memcpy(l, old, sizeof *l + old->n * sizeof l->rec[0]);
         l->retired = old;
     }

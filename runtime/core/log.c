@@ -17,7 +17,7 @@ void tm_undo_push(tm_undo *u, const void *addr, size_t len)
         size_t cap = u->cap ? u->cap : 1024;
         while (cap < need)
             cap *= 2;
-        u->buf = tm_xrealloc(u->buf, cap, "undo log");
+        u->buf = tm_log_grow(u->buf, cap, "undo log");
         u->cap = cap;
     }
     unsigned char *p = u->buf + u->len;
@@ -69,8 +69,9 @@ void tm_rset_push(tm_rset *r, const void *addr, const void *val, size_t len)
     while (len) {
         size_t chunk = len < 8 ? len : 8;
         if (TM_UNLIKELY(r->n == r->cap)) {
-            r->cap = r->cap ? r->cap * 2 : 256;
-            r->e = tm_xrealloc(r->e, r->cap * sizeof *r->e, "read log");
+            size_t cap = r->cap ? r->cap * 2 : 256;
+            r->e = tm_log_grow(r->e, cap * sizeof *r->e, "read log");
+            r->cap = cap;
         }
         tm_rentry *e = &r->e[r->n++];
         e->addr = (uintptr_t)a;
@@ -87,7 +88,7 @@ void tm_olog_push(tm_olog *l, uintptr_t orec)
 {
     if (TM_UNLIKELY(l->cur == l->end)) {
         size_t n = (size_t)(l->cur - l->base), cap = n ? 2 * n : 256;
-        l->base = tm_xrealloc(l->base, cap * sizeof *l->base, "read log");
+        l->base = tm_log_grow(l->base, cap * sizeof *l->base, "read log");
         l->cur = l->base + n;
         l->end = l->base + cap;
     }
@@ -143,8 +144,10 @@ void tm_wset_reindex(tm_wset *w, size_t want)
     while (size < want * 2)
         size *= 2;
     if (size - 1 != w->index_mask || !w->index) {
+        /* the new table first: a failed growth leaves the old one in place */
+        uint64_t *index = tm_log_grow(NULL, size * sizeof *w->index, "write-set index");
         free(w->index);
-        w->index = tm_xrealloc(NULL, size * sizeof *w->index, "write-set index");
+        w->index = index;
         w->index_mask = size - 1;
     }
     memset(w->index, 0, size * sizeof *w->index);
@@ -169,8 +172,9 @@ void tm_wset_put(tm_wset *w, uintptr_t word, uint64_t val, uint64_t mask)
     tm_wentry *e = tm_wset_find(w, word);
     if (!e) {
         if (w->n == w->cap) {
-            w->cap = w->cap ? w->cap * 2 : 256;
-            w->e = tm_xrealloc(w->e, w->cap * sizeof *w->e, "write set");
+            size_t cap = w->cap ? w->cap * 2 : 256;
+            w->e = tm_log_grow(w->e, cap * sizeof *w->e, "write set");
+            w->cap = cap;
         }
         bool added = tm_wset_add_fast(w, word, val & mask, mask);
         (void)added; /* the array has room now */
@@ -197,8 +201,9 @@ void tm_wset_new_gen(tm_wset *w)
 void tm_wset_note_nested(tm_wset *w, tm_wentry *e)
 {
     if (w->undo_n == w->undo_cap) {
-        w->undo_cap = w->undo_cap ? w->undo_cap * 2 : 64;
-        w->undo = tm_xrealloc(w->undo, w->undo_cap * sizeof *w->undo, "nested write undo");
+        size_t cap = w->undo_cap ? w->undo_cap * 2 : 64;
+        w->undo = tm_log_grow(w->undo, cap * sizeof *w->undo, "nested write undo");
+        w->undo_cap = cap;
     }
     w->undo[w->undo_n++] = (tm_wundo){(size_t)(e - w->e), e->val, e->mask};
 }

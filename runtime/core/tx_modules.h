@@ -231,6 +231,13 @@ TM_HIDDEN void tm_commit_reader(tm_tx *tx); /* a speculative one, outermost (txn
 TM_HIDDEN __attribute__((noreturn)) void tm_cancel(tm_tx *tx, uint32_t reason);
 TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg,
                              uintptr_t aux);
+/* tm_action_add (which stops with a message when the list cannot grow) for callers that hold
+ * nothing a restart would leak: TM_ROOM_TRY leaves the list as it was and returns false
+ * (transactional malloc: the program sees NULL, abi/alloc.c), TM_ROOM_LOG handles it as a
+ * log's growth (tm_log_grow: transactional free). */
+typedef enum { TM_ROOM_FATAL, TM_ROOM_TRY, TM_ROOM_LOG } tm_room;
+TM_HIDDEN bool tm_action_add_room(tm_tx *tx, tm_room mode, uint32_t kind,
+                                  void (*fn)(void *, uintptr_t), void *arg, uintptr_t aux);
 TM_HIDDEN bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg);
 
 /* The commit of an attempt the statistics counted whole outside a batch (their hook
@@ -264,6 +271,10 @@ TM_HIDDEN __attribute__((noreturn)) void tm_longjmp(const tm_jmpbuf *jb, uint32_
 /* util.c */
 TM_HIDDEN __attribute__((noreturn, format(printf, 1, 2))) void tm_fatal(const char *fmt, ...);
 TM_HIDDEN void *tm_xrealloc(void *p, size_t n, const char *what);
+/* realloc for the logs of a running attempt: when it fails, a speculative attempt that can
+ * run without logs restarts serial-irrevocable, anything else stops with a message (util.c).
+ * The caller's log must be unchanged until it returns: it may not return. */
+TM_HIDDEN void *tm_log_grow(void *p, size_t n, const char *what);
 TM_HIDDEN void tm_cpu_relax(unsigned iteration);
 /* The time stamp counter: what the waits' statistics and adaptive's epochs measure in. */
 static inline uint64_t tm_tsc(void) { return __builtin_ia32_rdtsc(); }

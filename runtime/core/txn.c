@@ -108,13 +108,38 @@ static void tm_backoff(tm_tx *tx)
 
 /* ---- actions ----------------------------------------------------------------------------- */
 
+/* Room for one more action. When the list cannot grow (realloc failed): TM_ROOM_FATAL stops
+ * with a message, TM_ROOM_TRY returns false, TM_ROOM_LOG is tm_log_grow's (a restart without
+ * logs where it can). */
+static bool tm_action_room(tm_tx *tx, tm_room mode)
+{
+    if (TM_LIKELY(tx->n_actions < tx->cap_actions))
+        return true;
+    size_t cap = tx->cap_actions ? tx->cap_actions * 2 : 32;
+    tm_action *a = mode == TM_ROOM_LOG ? tm_log_grow(tx->actions, cap * sizeof *a, "action list")
+                   : mode == TM_ROOM_TRY
+                       ? realloc(tx->actions, cap * sizeof *a)
+                       : tm_xrealloc(tx->actions, cap * sizeof *a, "action list");
+    if (!a)
+        return false;
+    tx->actions = a;
+    tx->cap_actions = cap;
+    return true;
+}
+
 void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg, uintptr_t aux)
 {
-    if (TM_UNLIKELY(tx->n_actions == tx->cap_actions)) {
-        tx->cap_actions = tx->cap_actions ? tx->cap_actions * 2 : 32;
-        tx->actions = tm_xrealloc(tx->actions, tx->cap_actions * sizeof *tx->actions, "action list");
-    }
+    tm_action_room(tx, TM_ROOM_FATAL);
     tx->actions[tx->n_actions++] = (tm_action){kind, fn, arg, aux};
+}
+
+bool tm_action_add_room(tm_tx *tx, tm_room mode, uint32_t kind, void (*fn)(void *, uintptr_t),
+                        void *arg, uintptr_t aux)
+{
+    if (!tm_action_room(tx, mode))
+        return false;
+    tx->actions[tx->n_actions++] = (tm_action){kind, fn, arg, aux};
+    return true;
 }
 
 bool tm_action_forget(tm_tx *tx, uint32_t kind, void *arg)
@@ -148,11 +173,23 @@ static inline void tm_actions_run(tm_tx *tx, size_t from, bool committed)
 
 static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed)
 {
-    size_t n = tx->n_actions;
+    size_t n = tx->n_actions, cap = tx->cap_actions;
     tm_action *list = tx->actions, local[8];
     size_t count = n - from;
-    tm_action *run = count <= 8 ? local : tm_xrealloc(NULL, count * sizeof *run, "action list");
-    memcpy(run, list + from, count * sizeof *run);
+    tm_action *run = local;
+    if (count <= 8) {
+        memcpy(run, list + from, count * sizeof *run);
+    } else if (from == 0) {
+        /* The whole list: the descriptor gives up its array (a handler's transaction starts a
+         * new one) and takes it back below, so running a long list needs no memory (with
+         * malloc failing, a commit must still run its frees and handlers). */
+        run = list;
+        tx->actions = NULL;
+        tx->cap_actions = 0;
+    } else {
+        run = tm_xrealloc(NULL, count * sizeof *run, "action list");
+        memcpy(run, list + from, count * sizeof *run);
+    }
     tx->n_actions = from;
     if (committed) {
         /* Counter additions first, all under one hold of the counters' sequence lock. */
@@ -173,8 +210,12 @@ static void tm_actions_run_list(tm_tx *tx, size_t from, bool committed)
                 run[i].fn(run[i].arg, run[i].aux);
         tx->plain_calls--;
     }
-    if (run != local)
+    if (run == list && !tx->actions) { /* the array given up above, back */
+        tx->actions = run;
+        tx->cap_actions = cap;
+    } else if (run != local) {
         free(run);
+    }
 }
 
 /* ---- end of a transaction ---------------------------------------------------------------- */

@@ -90,32 +90,79 @@ static bool tm_shm_layout_ok(const tm_shm_segment *s)
            s->size_kb == (uint32_t)(sizeof *s / 1024);
 }
 
+/* The segment could not be set up: one line on stderr, and the process runs on without it
+ * (the exit report, TMKIT_STATS, is separate). Statistics are an observer: a full or read-only
+ * /dev/shm must not stop the program they observe (docs/stats.md, "Live and multi-process
+ * counters"; docs/reliability.md, "Faults"). */
+static void tm_shm_give_up(const char *name, const char *step, int err, bool locked)
+{
+    char msg[TM_SHM_NAME_MAX + 256];
+    int n = snprintf(msg, sizeof msg,
+                     "tmkit: TMKIT_STATS_SHM=%s: cannot %s %s: %s; running without the "
+                     "shared statistics segment\n",
+                     name, step, tm_shm_path, strerror(err));
+    if (tm_shm) {
+        munmap(tm_shm, sizeof(tm_shm_segment));
+        tm_shm = NULL;
+    }
+    if (locked)
+        tm_shm_unlock();
+    if (tm_shm_fd >= 0)
+        close(tm_shm_fd);
+    tm_shm_fd = -1;
+    if (n > 0) {
+        ssize_t r = write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+        (void)r;
+    }
+}
+
+/* A new segment's size, with its pages reserved: on a full tmpfs a sparse file maps, and the
+ * first store to a missing page is SIGBUS, so the space is taken now, where a failure can be
+ * told. Returns 0 or an errno value. */
+static int tm_shm_size(int fd)
+{
+    if (ftruncate(fd, 0) != 0 || ftruncate(fd, sizeof(tm_shm_segment)) != 0)
+        return errno;
+    return posix_fallocate(fd, 0, sizeof(tm_shm_segment));
+}
+
 void tm_stats_shm_configure(const char *name)
 {
     snprintf(tm_shm_path, sizeof tm_shm_path, "/dev/shm/tmkit.%s", name);
     int fd = open(tm_shm_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0)
-        tm_fatal("TMKIT_STATS_SHM=%s: cannot open %s: %s", name, tm_shm_path, strerror(errno));
+    if (fd < 0) {
+        tm_shm_give_up(name, "open", errno, false);
+        return;
+    }
     tm_shm_fd = fd;
     tm_shm_fd_pid = getpid();
     tm_shm_lock();
     struct stat st;
+    int err = 0;
+    bool sized = false; /* zero-filled just now */
     if (fstat(fd, &st) != 0 || (size_t)st.st_size != sizeof(tm_shm_segment)) {
         /* New, or another layout: start over (truncating to 0 frees the old pages). */
-        if (ftruncate(fd, 0) != 0 || ftruncate(fd, sizeof(tm_shm_segment)) != 0)
-            tm_fatal("TMKIT_STATS_SHM=%s: cannot size %s: %s", name, tm_shm_path, strerror(errno));
+        sized = true;
+        if ((err = tm_shm_size(fd)) != 0) {
+            tm_shm_give_up(name, "size", err, true);
+            return;
+        }
     }
     void *m = mmap(NULL, sizeof(tm_shm_segment), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED)
-        tm_fatal("TMKIT_STATS_SHM=%s: cannot map %s: %s", name, tm_shm_path, strerror(errno));
+    if (m == MAP_FAILED) {
+        tm_shm_give_up(name, "map", errno, true);
+        return;
+    }
     tm_shm = m;
     bool layout_ok = tm_shm_layout_ok(tm_shm), someone_alive = false;
     for (int i = 0; i < TM_SHM_BLOCKS && layout_ok && !someone_alive; i++)
         someone_alive = !tm_shm_block_dead(&tm_shm->block[i]);
     if (!someone_alive) { /* another layout, or nobody alive counts here: a new run */
         uint64_t gen = layout_ok ? tm_shm->generation : 0;
-        if (ftruncate(fd, 0) != 0 || ftruncate(fd, sizeof(tm_shm_segment)) != 0)
-            tm_fatal("TMKIT_STATS_SHM=%s: cannot reset %s: %s", name, tm_shm_path, strerror(errno));
+        if (!sized && (err = tm_shm_size(fd)) != 0) {
+            tm_shm_give_up(name, "reset", err, true);
+            return;
+        }
         tm_shm->generation = gen + 1;
         tm_shm_init_header();
     }
