@@ -47,6 +47,7 @@ def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
         "cycles": [{"locks": c, "note": "potential deadlock" if len(c) > 1 else
                     "lock nested inside itself: two instances, or a self-deadlock"} for c in cycles],
         "components": groups,
+        **({"rewrites": prog.rewrites} if getattr(prog, "rewrites", None) else {}),
         "timing": {k: round(v, 3) for k, v in timing.items()},
     }
 
@@ -128,6 +129,9 @@ def to_text(doc, out):
     w("Cycles: " + ("none\n" if not doc["cycles"] else "\n"))
     for c in doc["cycles"]:
         w(f"  {' <-> '.join(c['locks'])}: {c['note']}\n")
+    if doc.get("rewrites"):
+        from .rwreport import to_text as rewrites_text
+        rewrites_text(doc["rewrites"], w)
     w("\nComponents (sections that may touch common shared memory, directly or through others; "
       "not lock groups: those are the colors)\n")
     for g in doc["components"]:

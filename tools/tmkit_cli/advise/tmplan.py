@@ -21,6 +21,9 @@ time as it will be (`TmPlan` switched on in safety.py), and tmedits.py writes th
   `tm_volatile_read(v)` (include/tmkit/volatile.h) reads one from transaction_pure code, as the
   locked code read it: without synchronisation. A volatile that some section writes keeps its
   blocker.
+- **__atomic_*/__sync_* builtins** (reference counts) become tm_atomic_* (atomics.py), and
+  **statistics counters** that are only added to and read become tm_counter_t (counters.py):
+  their builtins are no blocker, and their accesses no conflict.
 Those calls stay "soft" blockers (kind `tm-call`): they keep a section out of
 __transaction_atomic, which allows no call through a pointer, but the relaxed transaction they
 need runs speculatively.
@@ -30,8 +33,16 @@ SOFT = ("tm-call",)
 
 
 class TmPlan:
-    def __init__(self, volatile_ok):
+    def __init__(self, volatile_ok, atomics=None, counters=None):
         self.volatile_ok = set(volatile_ok)   # global names tm_volatile_read may read
+        self.atomics = atomics                # atomics.Atomics: builtins that become tm_atomic_*
+        self.counters = counters              # counters.Counters: globals that become tm_counter_t
+
+    def atomic_ok(self, ev):
+        return self.atomics is not None and self.atomics.allows(ev)
+
+    def counter_access(self, ev):
+        return self.counters is not None and ev.what in self.counters.locs
 
     def volatile_read_ok(self, ev):
         return ev.mode == "r" and ev.loc is not None and ev.loc in self.volatile_ok
@@ -57,7 +68,10 @@ def plan_for(prog, sections):
         for loc, modes in s.accesses.items():
             if "w" in modes:
                 written.add(loc)
-    return TmPlan(volatile_globals(prog) - written)
+    from . import atomics, counters, rewrite
+    read = rewrite.source_reader()
+    return TmPlan(volatile_globals(prog) - written, atomics.Atomics(prog, sections, read),
+                  counters.Counters(prog, sections, read))
 
 
 def hard(blockers):
