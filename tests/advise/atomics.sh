@@ -31,7 +31,7 @@ assert [s["patch"].get("construct") for s in secs] == ["__transaction_atomic",
 r = d["rewrites"]
 names = sorted(a["builtin"] for a in r["atomics"])
 assert names == sorted(
-    ["__atomic_add_fetch", "__atomic_compare_exchange_n", "__atomic_compare_exchange_n",
+    ["__atomic_add_fetch", "__atomic_add_fetch", "__atomic_compare_exchange_n", "__atomic_compare_exchange_n",
      "__atomic_exchange_n", "__atomic_fetch_add", "__atomic_fetch_and", "__atomic_fetch_or",
      "__atomic_fetch_sub", "__atomic_load", "__atomic_load_n", "__atomic_load_n",
      "__atomic_load_n", "__atomic_store", "__atomic_store_n", "__atomic_sub_fetch",

@@ -25,7 +25,7 @@ operation is ordered like a transaction, at least as strong as any of them.
 Types: long, unsigned long, int, unsigned int (pointers: load, store, exchange and
 compare-exchange). Others (unsigned short, uint8_t, long long, volatile objects), xor/nand,
 fences, C11 atomics on `_Atomic` objects and builtins spelled in a macro keep their group and
-its blocker, with the reason in the report's `rewrites.left`.
+its blocker, with the reason in the report's `rewrites.atomics_left`.
 """
 import re
 
@@ -117,16 +117,11 @@ def _spell_type(t):
     return c if "(" not in c else t.spelling.replace("volatile ", "")
 
 
-def _statement(src, a, b):
-    """True when the text [a, b) is an expression statement of its own (its value unused):
-    `;`, `{` or `}` before it and `;` after it."""
-    i = a - 1
-    while i >= 0 and src[i:i + 1] in b" \t\r\n":
-        i -= 1
-    j = b
-    while j < len(src) and src[j:j + 1] in b" \t\r\n":
-        j += 1
-    return (i < 0 or src[i:i + 1] in b";{}") and src[j:j + 1] == b";"
+def _statement(node, c):
+    """True when the builtin is the CFG node's whole statement (its value unused)."""
+    n = node.cursor
+    return n is not None and n.extent.start.offset == c.extent.start.offset and \
+        n.extent.end.offset == c.extent.end.offset
 
 
 def _text(form, a, tname, t, stmt=False):
@@ -169,8 +164,8 @@ def _text(form, a, tname, t, stmt=False):
     }[form]()
 
 
-def _use(f, nid, ev, read):
-    u = Use(f, nid, ev)
+def _use(f, node, ev, read):
+    u = Use(f, node.id, ev)
     c = ev.cursor
     e = c.extent
     if ev.what.startswith("_Atomic"):
@@ -204,7 +199,7 @@ def _use(f, nid, ev, read):
         u.why = f"{u.name} with {len(args)} arguments: not the form rewritten"
         return u
     try:
-        u.text = _text(form[1], args, tname, t, _statement(read(u.file), u.start, u.end))
+        u.text = _text(form[1], args, tname, t, _statement(node, c))
     except ValueError as x:
         u.why = str(x)
     return u
@@ -227,7 +222,7 @@ class Atomics:
                     if key in seen:               # a header's function seen from two files
                         continue
                     seen.add(key)
-                    u = _use(f, n.id, ev, read)
+                    u = _use(f, n, ev, read)
                     u.in_tx = bool(reach.sections_at(f, n.id))
                     self.uses.append(u)
         ptr_types = {u.group[1:] for u in self.uses if u.group and u.group.startswith("*")}
