@@ -9,8 +9,9 @@ transaction that read the word would not notice it. Hence, program-wide (every f
 analysis sees), the builtins are grouped by the location they operate on (a global, a field by
 struct type, `*T` through a pointer, which joins every location of type T), and a group is
 rewritten when each of its builtins has a tm_atomic_* form and one of them runs in a section
-or in a function a section calls. The memory-order arguments are dropped: a tm_atomic
-operation is ordered like a transaction, at least as strong as any of them.
+or in a function a section calls (and then wherever it stands, even if those sections keep
+their locks: the second analysis counted on it). The memory-order arguments are dropped: a
+tm_atomic operation is ordered like a transaction, at least as strong as any of them.
 
 | builtin | becomes |
 |---|---|
@@ -252,16 +253,13 @@ class Atomics:
         return st is not None and st.file is not None and (st.file.name, st.offset) in self.ok
 
     def edits(self, ed, tx_usrs):
-        """Adds the rewrite of every group that has a builtin in code that now runs in a
-        transaction (tx_usrs: those functions); returns the report's entries."""
+        """Adds the rewrite of every group the plan took the blockers of, also where the
+        sections that reach it keep their locks after all (the second analysis reported them
+        without the blocker, and the rewrite is valid outside transactions); tx_usrs: the
+        functions that run in transactions. Returns the report's entries."""
         done, left = [], []
         for key, us in self.groups.items():
             if not all((u.file, u.start) in self.ok for u in us):
-                continue
-            if not any(u.func.usr in tx_usrs for u in us):
-                left += [{"file": display(u.file), "line": u.line, "function": u.func.name,
-                          "what": u.name, "reason": "no transaction runs it (the sections that "
-                          "reach it keep their locks): left as it is"} for u in us]
                 continue
             for u in us:
                 ed.add(u.file, u.start, u.end, u.text)
