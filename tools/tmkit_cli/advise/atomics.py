@@ -13,15 +13,12 @@ or in a function a section calls (and then wherever it stands, even if those sec
 their locks: the second analysis counted on it). The memory-order arguments are dropped: a
 tm_atomic operation is ordered like a transaction, at least as strong as any of them.
 
-| builtin | becomes |
-|---|---|
-| `__atomic_load_n(p, mo)`, `__atomic_store_n(p, v, mo)`, `__atomic_exchange_n(p, v, mo)` | `tm_atomic_load(p)`, `tm_atomic_store(p, v)`, `tm_atomic_exchange(p, v)` |
-| `__atomic_compare_exchange_n(p, e, d, weak, s, f)` | `tm_atomic_compare_exchange(p, e, d)` (never fails spuriously) |
-| `__atomic_load/store/exchange/compare_exchange` (by pointer) | the same through `*(v)` |
-| `__atomic_fetch_OP(p, v, mo)`, `__sync_fetch_and_OP(p, v)` (add, sub, and, or) | `tm_atomic_fetch_OP(p, v)` |
-| `__atomic_OP_fetch(p, v, mo)`, `__sync_OP_and_fetch(p, v)` | `(T)(tm_atomic_fetch_OP(p, v) OP (T)(v))` |
-| `__sync_bool_compare_and_swap(p, o, n)`, `__sync_val_compare_and_swap(p, o, n)` | a compare-exchange on a copy of `o` |
-| `__sync_lock_test_and_set(p, v)`, `__sync_lock_release(p)` | `tm_atomic_exchange(p, v)`, `tm_atomic_store(p, 0)` |
+Forms (docs/advise.md has the table): the _n builtins and their by-pointer forms map to
+tm_atomic_load/store/exchange/compare_exchange (a weak compare-exchange becomes a strong one);
+fetch-OP and __sync_fetch_and_OP (add, sub, and, or) to tm_atomic_fetch_OP; OP-fetch and
+__sync_OP_and_fetch to `(T)(tm_atomic_fetch_OP(p, v) OP (T)(v))` (v evaluated once; the plain
+fetch when the value is unused); __sync_bool/val_compare_and_swap to a compare-exchange on a
+copy of the expected value; __sync_lock_test_and_set/_release to exchange/store 0.
 
 Types: long, unsigned long, int, unsigned int (pointers: load, store, exchange and
 compare-exchange). Others (unsigned short, uint8_t, long long, volatile objects), xor/nand,
@@ -243,8 +240,9 @@ class Atomics:
                 self.ok |= {(u.file, u.start) for u in us}
                 continue
             for u in us:
+                b0 = bad[0]
                 why = u.why or (f"another builtin on {key} is not rewritten "
-                                f"({display(bad[0].file)}:{bad[0].line}: {bad[0].why}): all or none")
+                                f"({display(b0.file)}:{b0.line}: {b0.why}): all or none")
                 self.left.append((u, why))
 
     def allows(self, ev):

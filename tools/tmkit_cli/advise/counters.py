@@ -49,7 +49,8 @@ def _text(read, c):
     e = c.extent
     if e.start.file is None or e.end.file is None or e.start.file.name != e.end.file.name:
         return None, None, None
-    return e.start.file.name, e.start.offset, read(e.start.file.name)[e.start.offset:e.end.offset].decode(errors="replace")
+    path = e.start.file.name
+    return path, e.start.offset, read(path)[e.start.offset:e.end.offset].decode(errors="replace")
 
 
 class Counters:
@@ -65,7 +66,8 @@ class Counters:
                     for x in c.walk_preorder():
                         v = self._var(x)
                         if v is not None and v.why is None:
-                            v.why = f"used in the initializer of '{c.spelling}' ({display(c.location.file.name)}:{x.location.line})"
+                            at = f"{display(c.location.file.name)}:{x.location.line}"
+                            v.why = f"used in the initializer of '{c.spelling}' ({at})"
         reach = Reach(prog, sections)
         for f in prog.user_funcs():
             nodes = node_of(prog, f)
@@ -85,7 +87,8 @@ class Counters:
             v.why = v.why or "volatile, const or _Atomic"
         init = [x for x in c.get_children() if x.kind.is_expression()]
         if init and const_int(init[-1]) != 0:
-            v.why = v.why or f"initialised to a value other than 0 ({display(c.location.file.name)}:{c.location.line})"
+            at = f"{display(c.location.file.name)}:{c.location.line}"
+            v.why = v.why or f"initialised to a value other than 0 ({at})"
 
     def _var(self, x):
         if x.kind != K.DECL_REF_EXPR or x.referenced is None or x.referenced.kind != K.VAR_DECL:
@@ -137,8 +140,9 @@ class Counters:
             v.reads.append((f, ctx, where, path, s0, d.extent.end.offset))
             return
         else:
-            v.why = v.why or (f"its address is taken ({where})" if k == K.UNARY_OPERATOR and unary_op(a) == "&"
-                              else f"assigned ({where})" if k == K.BINARY_OPERATOR else
+            addr = k == K.UNARY_OPERATOR and unary_op(a) == "&"
+            v.why = v.why or (f"its address is taken ({where})" if addr else
+                              f"assigned ({where})" if k == K.BINARY_OPERATOR else
                               f"used as {k.name.lower() if k else '?'} ({where})")
             return
         ap, a0, atext = _text(self.read, a)
@@ -161,8 +165,8 @@ class Counters:
                     other = next((s for s in ctx for loc, m in s.accesses.items()
                                   if "w" in m and loc not in names), None)
                     if other is not None:
-                        v.why = (f"read ({where}) in the section at {display(other.file)}:{other.line}, "
-                                 "which also writes other shared data")
+                        v.why = (f"read ({where}) in the section at {display(other.file)}:"
+                                 f"{other.line}, which also writes other shared data")
                         drop.add(u)
                         break
             if not drop:
@@ -232,7 +236,9 @@ class Counters:
                 text = (head + ", ".join(keep) + "; " if keep else "") + \
                     (storage + " " if storage else "") + "tm_counter_t " + ", ".join(conv) + ";"
                 ed.add(path, start, end, text)
-            tname = v.type.spelling if "(" not in v.type.spelling else v.type.get_canonical().spelling
+            tname = v.type.spelling
+            if "(" in tname:                        # an anonymous type: its canonical name
+                tname = v.type.get_canonical().spelling
             for f, ctx, where, path, a, b, delta in v.updates:
                 ed.add(path, a, b, f"tm_counter_add(&{v.name}, {delta})")
             for f, ctx, where, path, a, b in v.reads:
