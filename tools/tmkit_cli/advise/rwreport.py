@@ -7,8 +7,9 @@ def to_text(r, w):
     if done or left:
         w(f"\nAtomic builtins: {len(done)} rewritten to tm_atomic_*, {len(left)} left\n")
         for a in done:
-            w(f"  {a['file']}:{a['line']} {a['function']}: {a['builtin']} on {a['location']} -> "
-              f"{a['to']}\n")
+            where = "" if a["in_transaction"] else " (runs outside transactions)"
+            w(f"  {a['file']}:{a['line']} {a['function']}: {a['builtin']} on {a['location']}{where}"
+              f" -> {a['to']}\n")
         for a in left:
             w(f"  left {a['file']}:{a['line']} {a['function']}: {a['what']}: {a['reason']}\n")
     done, left = r.get("counters", []), r.get("counters_left", [])
