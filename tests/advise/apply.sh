@@ -8,6 +8,10 @@
 #   2. the written tree: tmkit.h after the file's own includes, tm_volatile_read for the clock,
 #      the call into log.c through its clone pointer, transaction_callable on the callee and on
 #      both hash functions the pointer may reach, `unused` on the removed static locks;
+#      tm_atomic_* for every __atomic/__sync builtin on the reference counts and the version,
+#      in the sections and outside them (main.c too), the unsigned short one left with its
+#      reason; tm_counter_t for the statistics counters, whose updates become tm_counter_add
+#      and reads tm_counter_read, and not for the peak, which is assigned;
 #   3. the tree builds with its own -Werror flags and tmkit-build.env, and the program keeps its
 #      invariants under every algorithm with 4 threads (more than the cores) and on GCC's libitm;
 #   4. the profile under gl_wt: no transaction goes irrevocable while nothing is logged (the clones,
@@ -54,7 +58,24 @@ assert locks == {"store_lock": True, "stats_lock": True, "peak_lock": True,
 get = by["kv_get"][0]
 assert get["irrevocable"] == "sometimes", get["irrevocable"]   # only when it logs
 kinds = {b["kind"] for b in get["blockers"]}
-assert kinds == {"tm-call", "io"}, kinds
+assert kinds == {"tm-call", "io"}, kinds      # the reference count's builtin is no blocker
+assert construct("kv_refs") == ["__transaction_atomic"], construct("kv_refs")
+r = d["rewrites"]
+done = sorted((a["file"], a["builtin"], a["location"]) for a in r["atomics"])
+assert done == [("main.c", "__atomic_load_n", "kv_version"),
+                ("store.c", "__atomic_add_fetch", "struct entry::refs"),
+                ("store.c", "__atomic_fetch_sub", "struct entry::refs"),
+                ("store.c", "__atomic_load_n", "kv_version"),
+                ("store.c", "__sync_bool_compare_and_swap", "kv_version"),
+                ("store.c", "__sync_fetch_and_add", "struct entry::refs")], done
+left = [(a["file"], a["what"], a["reason"]) for a in r["atomics_left"]]
+assert len(left) == 1 and left[0][:2] == ("log.c", "__atomic_fetch_add") and \
+    "unsigned short" in left[0][2], left
+conv = {c["name"]: (c["updates"], c["reads"]) for c in r["counters"]}
+assert conv == {"hits": (1, 1), "misses": (1, 1), "sets": (1, 1), "balance": (2, 1),
+                "lines": (1, 1)}, conv
+assert {c["name"]: c["reason"].split(" (")[0] for c in r["counters_left"]} == \
+    {"pending": "assigned"}, r["counters_left"]
 print("report: ok")
 PY
 
@@ -83,7 +104,23 @@ j = next(i for i, l in enumerate(lines) if l.startswith('#include "kv.h"'))
 assert i == j + 1 and lines[0] == "/* The store: one lock over a small table; each operation hashes through a function pointer,", lines[:i + 1]
 PY
 grep -q "pthread_mutex_lock(&log_lock)" "$T/out/log.c" || fail "the kept lock was rewritten"
-cmp -s "$T/src/main.c" "$T/out/main.c" || fail "main.c has no section and must not change"
+# tm_atomic_* and tm_counter_t
+grep -q '^        tm_atomic_fetch_add(&e->refs, 1);$' "$T/out/store.c" ||
+    fail "the reference taken in kv_get's section is not tm_atomic_fetch_add"
+grep -q '^    tm_atomic_fetch_sub(&e->refs, 1);$' "$T/out/store.c" ||
+    fail "the reference dropped outside the section is not tm_atomic_fetch_sub"
+grep -q 'tm_atomic_compare_exchange(&kv_version, &tmkit_e_, seen + 1)' "$T/out/store.c" ||
+    fail "__sync_bool_compare_and_swap is not a tm_atomic_compare_exchange"
+grep -q '^    long version = tm_atomic_load(&kv_version);$' "$T/out/main.c" ||
+    fail "main.c's load of the version (no section) is not tm_atomic_load"
+grep -q '__atomic_fetch_add(&wakeups, 1, __ATOMIC_RELAXED);' "$T/out/log.c" ||
+    fail "the unsigned short builtin was rewritten"
+grep -Eq '__(atomic|sync)_' "$T/out/store.c" "$T/out/main.c" && fail "a builtin is left in store.c or main.c"
+grep -q '^static long peak; static tm_counter_t hits, misses, sets;$' "$T/out/stats.c" ||
+    fail "the counters' declaration is not tm_counter_t (or the peak's changed)"
+grep -q '^        tm_counter_add(&balance, -(long)(1));$' "$T/out/stats.c" || fail "no tm_counter_add for balance -= 1"
+grep -q '^    return ((long)tm_counter_read(&balance));$' "$T/out/stats.c" || fail "no tm_counter_read for balance"
+grep -q '^        tm_counter_add(&lines, (long)(pending));$' "$T/out/log.c" || fail "no tm_counter_add for lines"
 
 # 3. build and run
 (cd "$T/out" && . ./tmkit-build.env && make -s >"$T/make.log" 2>&1) || {

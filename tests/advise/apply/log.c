@@ -9,6 +9,7 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t log_cond = PTHREAD_COND_INITIALIZER;
 static long pending, lines;
 static int stopping;
+static unsigned short wakeups;          /* no tm_atomic_* for unsigned short */
 static pthread_t logger;
 
 unsigned int kv_hash_sum(const char *key, size_t n)
@@ -39,6 +40,7 @@ static void *log_main(void *arg)
     while (!stopping || pending) {
         while (!pending && !stopping)
             pthread_cond_wait(&log_cond, &log_lock);
+        __atomic_fetch_add(&wakeups, 1, __ATOMIC_RELAXED);
         lines += pending;
         pending = 0;
     }

@@ -1,6 +1,6 @@
 /* The driver: THREADS threads each run OPS operations on the store (sets of +1 and gets), count
- * them, and a timer thread moves the clock. At the end the store's total must equal the sets,
- * and the counters the operations. Usage: kvtest THREADS OPS [VERBOSE]. Prints "ok" and exits 0. */
+ * them, and a timer thread moves the clock. At the end the store's total and version must equal
+ * the sets, no reference may be held, and the counters must match the operations. Usage: kvtest THREADS OPS [VERBOSE]. Prints "ok" and exits 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -65,10 +65,14 @@ int main(int argc, char **argv)
     sets *= n;
     long total = kv_total(), counted = kv_counted(KV_SET);
     long gets = kv_counted(KV_GET_HIT) + kv_counted(KV_GET_MISS);
+    long version = __atomic_load_n(&kv_version, __ATOMIC_ACQUIRE);
+    long balance = 3 * counted - kv_counted(KV_GET_HIT);
     if (total != sets || counted != sets || gets != (long)n * ops - sets ||
-        kv_peak() != ops - 1 || kv_log_lines() != 1) {
-        printf("FAIL: total %ld sets %ld counted %ld gets %ld peak %ld lines %ld\n", total, sets,
-               counted, gets, kv_peak(), kv_log_lines());
+        kv_peak() != ops - 1 || kv_log_lines() != 1 || version != sets || kv_refs() != 0 ||
+        kv_balance() != balance) {
+        printf("FAIL: total %ld sets %ld counted %ld gets %ld peak %ld lines %ld version %ld "
+               "refs %ld balance %ld (want %ld)\n", total, sets, counted, gets, kv_peak(),
+               kv_log_lines(), version, kv_refs(), kv_balance(), balance);
         return 1;
     }
     printf("ok: %d threads, %ld operations\n", n, (long)n * ops);

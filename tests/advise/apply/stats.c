@@ -1,10 +1,12 @@
-/* Counters under their own lock, updated in the cases of a switch; and a peak kept under a
- * second lock whose only section becomes a transaction (the lock is then unused). */
+/* Counters under their own lock, updated in the cases of a switch (one by += and -=, read
+ * without the lock); and a peak kept under a second lock whose only section becomes a
+ * transaction (the lock is then unused; the peak is assigned, so it is no counter). */
 #include "kv.h"
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t peak_lock = PTHREAD_MUTEX_INITIALIZER;
 static long hits, misses, sets, peak;
+static long balance;
 
 void kv_count(enum kv_op op)
 {
@@ -12,6 +14,7 @@ void kv_count(enum kv_op op)
     case KV_GET_HIT:
         pthread_mutex_lock(&stats_lock);
         hits++;
+        balance -= 1;
         pthread_mutex_unlock(&stats_lock);
         break;
     case KV_GET_MISS:
@@ -22,6 +25,7 @@ void kv_count(enum kv_op op)
     default:
         pthread_mutex_lock(&stats_lock);
         sets++;
+        balance += 3;
         pthread_mutex_unlock(&stats_lock);
         break;
     }
@@ -47,4 +51,9 @@ void kv_note_peak(long n)
 long kv_peak(void)
 {
     return peak;
+}
+
+long kv_balance(void)
+{
+    return balance;
 }

@@ -29,7 +29,9 @@ HINTS = {
                       "transaction takes effect at its commit (include/tmkit/wait.h)",
     "pthread": "thread library calls cannot run in a transaction; move it out of the section",
     "volatile": "use a plain variable inside transactions (the transaction orders the accesses)",
-    "atomic": "use a plain access inside transactions (the transaction makes it atomic)",
+    "atomic": "--apply makes an __atomic_*/__sync_* builtin on long, int, their unsigned forms or a "
+              "pointer tm_atomic_* (include/tmkit/atomic.h); or use a plain access inside "
+              "transactions (the transaction makes it atomic)",
     "asm": "inline asm cannot run in a transaction",
     "indirect-call": "call the function directly or declare the pointer's type transaction_safe",
     "unannotated-call": "declare it __attribute__((transaction_safe)) in its header: its body "

@@ -47,6 +47,7 @@ def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
         "cycles": [{"locks": c, "note": "potential deadlock" if len(c) > 1 else
                     "lock nested inside itself: two instances, or a self-deadlock"} for c in cycles],
         "components": groups,
+        **({"rewrites": prog.rewrites} if getattr(prog, "rewrites", None) else {}),
         "timing": {k: round(v, 3) for k, v in timing.items()},
     }
 
@@ -149,6 +150,9 @@ def to_text(doc, out):
             w(f"  transaction_safe {d['function']}: {', '.join(d['declarations'])}\n")
         for d in ap["left"]:
             w(f"  left as it is: {d['file']}:{d['line']}: {d['what']}\n")
+    if doc.get("rewrites"):
+        from .rwreport import to_text as rewrites_text
+        rewrites_text(doc["rewrites"], w)
     w("\nComponents (sections that may touch common shared memory, directly or through others; "
       "not lock groups: those are the colors)\n")
     for g in doc["components"]:

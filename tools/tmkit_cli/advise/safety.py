@@ -90,10 +90,13 @@ class Analyzer:
         for ev in n.events:
             k = ev.kind
             if k == "access":
-                _add_access(acc, ev.what, ev.mode)
+                if not (self.plan and self.plan.counter_access(ev)):   # counters.py
+                    _add_access(acc, ev.what, ev.mode)
             elif k in ("volatile", "atomic", "asm"):
                 if k == "volatile" and self.plan and self.plan.volatile_read_ok(ev):
                     continue                    # tmedits.py: tm_volatile_read
+                if k == "atomic" and self.plan and self.plan.atomic_ok(ev):
+                    continue                    # atomics.py: tm_atomic_*
                 out.append(Blocker(k, ev.what, ev.file, ev.line, [f.name], not ev.conditional))
                 always = always or not ev.conditional
             elif k == "call":

@@ -129,7 +129,19 @@ def build(prog, sections, plan, read, removed=()):
         for path, caller in callers.items():
             at = caller.decl.extent.start.offset
             ed.add(path, at, at, decl + "\n", prio=0)
+    _atomics_counters(prog, sections, plan, ed)
     return ed
+
+
+def _atomics_counters(prog, sections, plan, ed):
+    """atomics.py's and counters.py's edits; what they did goes to the report (prog.rewrites)."""
+    tx = {f.usr for f, _ in transactional_code(prog, sections)}
+    r = {}
+    if getattr(plan, "atomics", None) is not None:
+        r["atomics"], r["atomics_left"] = plan.atomics.edits(ed, tx)
+    if getattr(plan, "counters", None) is not None:
+        r["counters"], r["counters_left"] = plan.counters.edits(ed)
+    prog.rewrites = r
 
 
 def _vread(ed, read, ev, done):

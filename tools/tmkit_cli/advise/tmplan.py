@@ -1,7 +1,7 @@
 """What `--apply` changes beyond the sections, and therefore what no longer blocks them.
 
 The report (without --apply) says what blocks each section in the program as it is. --apply
-writes a program in which five kinds of blocker are gone, so it analyses the program a second
+writes a program in which these kinds of blocker are gone, so it analyses the program a second
 time as it will be (`TmPlan` switched on in safety.py), and tmedits.py writes the changes:
 - **tmkit.h's libc.** Every rewritten file includes <tmkit.h>, whose transaction-safe wrappers
   of strlen, memcmp, snprintf, strtol, ... GCC calls inside transactions (docs/libc.md).
@@ -26,7 +26,10 @@ time as it will be (`TmPlan` switched on in safety.py), and tmedits.py writes th
   its address never taken, every declaration editable, a body with no blocker) is declared
   `transaction_safe` in every declaration, headers included, and called directly: such a call
   is no blocker at all, and a section with no other becomes __transaction_atomic.
-Those calls stay "soft" blockers (kind `tm-call`): they keep a section out of
+- **__atomic_*/__sync_* builtins** (reference counts) become tm_atomic_* (atomics.py), and
+  **statistics counters** that are only added to and read become tm_counter_t (counters.py):
+  their builtins are no blocker, and their accesses no conflict.
+The calls through clones (the second and third kinds) stay "soft" blockers (kind `tm-call`): they keep a section out of
 __transaction_atomic, which allows no call through a pointer, but the relaxed transaction they
 need runs speculatively.
 """
@@ -35,10 +38,18 @@ SOFT = ("tm-call",)
 
 
 class TmPlan:
-    def __init__(self, volatile_ok):
+    def __init__(self, volatile_ok, atomics=None, counters=None):
         self.volatile_ok = set(volatile_ok)   # global names tm_volatile_read may read
         self.safe = set()                     # usrs declared transaction_safe (tsafe.py)
         self.safe_decls = {}                  # usr -> [(file, offset)]: their declarations
+        self.atomics = atomics                # atomics.Atomics: builtins that become tm_atomic_*
+        self.counters = counters              # counters.Counters: globals that become tm_counter_t
+
+    def atomic_ok(self, ev):
+        return self.atomics is not None and self.atomics.allows(ev)
+
+    def counter_access(self, ev):
+        return self.counters is not None and ev.what in self.counters.locs
 
     def volatile_read_ok(self, ev):
         return ev.mode == "r" and ev.loc is not None and ev.loc in self.volatile_ok
@@ -64,7 +75,10 @@ def plan_for(prog, sections):
         for loc, modes in s.accesses.items():
             if "w" in modes:
                 written.add(loc)
-    return TmPlan(volatile_globals(prog) - written)
+    from . import atomics, counters, rewrite
+    read = rewrite.source_reader()
+    return TmPlan(volatile_globals(prog) - written, atomics.Atomics(prog, sections, read),
+                  counters.Counters(prog, sections, read))
 
 
 def hard(blockers):
