@@ -235,7 +235,8 @@ class Conds:
                 **({"reason": c.reason} if c.reason else {}),
                 "sections": sorted(c.sections),
                 "uses": [{"op": op, "function": f.name, "file": display(ev.file),
-                          "line": ev.line} for f, n, ev, op in c.uses]})
+                          "line": ev.line, **({"reason": c.waits[ev]} if isinstance(
+                              c.waits.get(ev), str) else {})} for f, n, ev, op in c.uses]})
         for f, ev, why in self.unresolved:
             out.append({"name": None, "file": display(ev.file), "line": ev.line, "lock": None,
                         "rewritten": False, "reason": why, "sections": [],

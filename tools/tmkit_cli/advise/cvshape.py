@@ -9,6 +9,7 @@ offsets in the call's file.
 from clang.cindex import CursorKind as K
 
 from .parse import binary_op, const_int, strip, unary_op
+from .program import display
 
 _ASSIGN = ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=")
 
@@ -174,7 +175,10 @@ def decl_problem(d, src):
     if d.extent.start.file is None or d.extent.start.file.name != d.location.file.name:
         return f"'{d.spelling}' is declared through a macro"
     text, at = _decl_parts(d, src)
-    where = f"{d.location.file.name}:{d.location.line}"
+    where = f"{display(d.location.file.name)}:{d.location.line}"
+    after = src[d.extent.end.offset:].lstrip()[:1]
+    if after != b";":
+        return f"'{d.spelling}' shares its declaration with another variable ({where})"
     if text[at:at + len(d.spelling)] != d.spelling.encode() or \
             not text[:at].rstrip().endswith(b"pthread_cond_t"):
         return f"'{d.spelling}' is not declared as `pthread_cond_t {d.spelling}` ({where})"
