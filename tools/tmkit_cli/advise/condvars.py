@@ -86,13 +86,13 @@ class Conds:
                         continue
                     c = self.conds.setdefault(var.get_usr(), Cond(var.get_usr(), var.spelling))
                     c.uses.append((f, n, ev, ev.what))
-        counts = _refs(prog, set(self.conds))
+        counts = cvshape.references(prog, set(self.conds))
         for c in self.conds.values():
             refs = counts.get(c.usr, 0)
             if refs > len(c.uses):
                 c.keep(f"'{c.name}' is used other than by the pthread_cond_* calls "
                        f"({refs - len(c.uses)} other reference(s): its address escapes)")
-            c.decls = _decls(prog, c.usr)
+            c.decls = cvshape.declarations(prog, c.usr)
             if c.decls:
                 d = c.decls[0]
                 c.file, c.line = d.location.file.name, d.location.line
@@ -265,38 +265,6 @@ def _cond_var(ev):
             var.type.spelling != "pthread_cond_t":
         return None
     return var
-
-
-def _refs(prog, usrs):
-    """{usr: references to the variable in the program's function bodies}."""
-    out = {}
-    if not usrs:
-        return out
-    for f in prog.user_funcs():
-        for x in f.cursor.walk_preorder():
-            if x.kind == K.DECL_REF_EXPR and x.referenced is not None and \
-                    x.referenced.kind == K.VAR_DECL:
-                u = x.referenced.get_usr()
-                if u in usrs:
-                    out[u] = out.get(u, 0) + 1
-    return out
-
-
-def _decls(prog, usr):
-    out, seen = [], set()
-    for tu in prog.tus:
-        if tu is None:
-            continue
-        for c in tu.cursor.get_children():
-            if c.kind != K.VAR_DECL or c.location.file is None or c.location.is_in_system_header:
-                continue
-            if c.get_usr() != usr:
-                continue
-            key = (c.location.file.name, c.extent.start.offset)
-            if key not in seen:
-                seen.add(key)
-                out.append(c)
-    return out
 
 
 def _reached_from(prog, sections):

@@ -4,7 +4,7 @@ A wait is rewritten when it is the only statement of an `if` or `while` on a pre
 neither calls nor assigns, inside the section, with only reads between the section's start and
 the wait; a signal, an init or a destroy when its call is spelled in the file (not in a macro).
 Each check returns None or the reason it fails; each edit list is [(start, end, text)] by byte
-offsets in the call's file.
+offsets in the call's file. Also the lookups of a condition's declarations and references.
 """
 from clang.cindex import CursorKind as K
 
@@ -163,6 +163,39 @@ def call_edits(n, ev, op, new, src):
         text = f"{name} = (tm_cond_t)TM_COND_INITIALIZER"
         return [(a, b, text if stmt else f"({text}, 0)")]
     return [(a, b, "(void)0" if stmt else "0")]       # destroy: a tm_cond_t holds nothing
+
+
+def references(prog, usrs):
+    """{usr: references to the variable in the program's function bodies}."""
+    out = {}
+    if not usrs:
+        return out
+    for f in prog.user_funcs():
+        for x in f.cursor.walk_preorder():
+            if x.kind == K.DECL_REF_EXPR and x.referenced is not None and \
+                    x.referenced.kind == K.VAR_DECL:
+                u = x.referenced.get_usr()
+                if u in usrs:
+                    out[u] = out.get(u, 0) + 1
+    return out
+
+
+def declarations(prog, usr):
+    """The variable's file-scope declarations in every file (headers included), once each."""
+    out, seen = [], set()
+    for tu in prog.tus:
+        if tu is None:
+            continue
+        for c in tu.cursor.get_children():
+            if c.kind != K.VAR_DECL or c.location.file is None or c.location.is_in_system_header:
+                continue
+            if c.get_usr() != usr:
+                continue
+            key = (c.location.file.name, c.extent.start.offset)
+            if key not in seen:
+                seen.add(key)
+                out.append(c)
+    return out
 
 
 def _decl_parts(d, src):
