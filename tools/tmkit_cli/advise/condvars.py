@@ -1,25 +1,17 @@
 """Condition variables whose lock goes: pthread_cond_t -> tm_cond_t (include/tmkit/wait.h).
 
-A pthread_cond_t C is rewritten when it is a global variable named directly (`&C`) at every
-use, every wait on it is `pthread_cond_wait(&C, &L)` or `pthread_cond_timedwait(&C, &L, T)` of
-one lock L inside a section of L in the same function, and every signal or broadcast is inside
-a section of L or outside any section (a signal after the unlock: tm_cond_signal outside a
-transaction wakes at once, after the commit that made the predicate true). The waits then stop
-being blockers (safety.py skips them), and if every section of L becomes a transaction and each
-waiting section is a plain __transaction_atomic (no other blocker, no lock group), then:
-    lock(L); while (!p) pthread_cond_wait(&C, &L); BODY unlock(L);
- -> tm_atomic_retry { if (!p) tm_cond_wait(&C); BODY }
-(`if (!p) wait` alike; a timed wait becomes tm_cond_wait_until(&C, tm_deadline_at_realtime(T))
-in an `if` only: tm_cond_wait_until falls through at the deadline, so a `while` around a
-timed wait, which waits again, is kept). Signals become tm_cond_signal/broadcast (at commit),
-`pthread_cond_t C = PTHREAD_COND_INITIALIZER` becomes `tm_cond_t C = TM_COND_INITIALIZER`,
-pthread_cond_init(&C, NULL) an assignment of TM_COND_INITIALIZER, pthread_cond_destroy nothing.
+A pthread_cond_t C is rewritten when it is a global named directly (`&C`) at every use, every
+wait on it is `pthread_cond_wait(&C, &L)` / `pthread_cond_timedwait(&C, &L, T)` inside a section
+of one lock L in the same function, and every signal or broadcast is inside a section of L or
+outside every section (tm_cond_signal outside a transaction wakes at once, after the commit that
+made the predicate true). Its waits and signals then stop being blockers (safety.py skips
+them); if every section of L becomes a transaction and each waiting section is a plain
+__transaction_atomic, `lock(L); while (!p) pthread_cond_wait(&C, &L); BODY unlock(L);` becomes
+`tm_atomic_retry { if (!p) tm_cond_wait(&C); BODY }` (cvshape.py has the shapes and edits).
 tm_atomic_retry runs the whole transaction again after a wake-up, where the lock-based code
-went on after the wait: the same when everything before the wait only reads. So the code from
-the section's start to the wait, on every path (a loop around the wait included), may not
-write shared data or reach a blocker, and the predicate may not call or assign. A condition
-that does not fit keeps its pthread_cond_t, its waits keep their sections and lock, and the
-report says why (json: "condvars")."""
+went on after the wait: the same only when the code from the section's start to the wait
+only reads. A condition that does not fit keeps its pthread_cond_t, its waiting sections their
+lock, and the report says why (json: "condvars")."""
 from clang.cindex import CursorKind as K
 
 from . import cvshape
@@ -86,7 +78,7 @@ class Conds:
                         continue
                     c = self.conds.setdefault(var.get_usr(), Cond(var.get_usr(), var.spelling))
                     c.uses.append((f, n, ev, ev.what))
-        counts = cvshape.references(prog, set(self.conds))
+        counts = cvshape.references(prog, {u: c.name for u, c in self.conds.items()}, self.read)
         for c in self.conds.values():
             refs = counts.get(c.usr, 0)
             if refs > len(c.uses):
@@ -111,7 +103,10 @@ class Conds:
         for s in sections:
             for nid in s.region:
                 by_node.setdefault((s.func.usr, nid), []).append(s)
-        reach = _reached_from(self.prog, sections)
+        inside = {(s.func.usr, nid) for s in sections for nid in s.region}
+        reach = _reached_from(self.prog, sections, {
+            f.usr for c in self.conds.values() for f, n, ev, op in c.uses
+            if op in SIGNAL and (f.usr, n.id) not in inside})
         for c in self.conds.values():
             waits = [u for u in c.uses if u[3] in WAIT]
             if not waits:
@@ -267,23 +262,40 @@ def _cond_var(ev):
     return var
 
 
-def _reached_from(prog, sections):
-    """{function usr: {locks of the sections whose code calls it, directly or deeper}}."""
+def _reached_from(prog, sections, targets):
+    """{function usr in targets: {locks of the sections whose code calls it, directly or
+    deeper}}; each function's direct callees are collected once."""
     out = {}
+    if not targets:
+        return out
+    direct = {}
+
+    def callees(f, region=None):
+        if region is None and f.usr in direct:
+            return direct[f.usr]
+        g = prog.graph(f)
+        found = {}
+        for nid in (region if region is not None else range(len(g.nodes))):
+            for ev in g.nodes[nid].events:
+                if ev.kind != "call" or ev.lockop:
+                    continue
+                for c in ((prog.indirect_callees(ev) or []) if ev.indirect else
+                          [c for c in [prog.callee(ev)] if c is not None]):
+                    if not c.system:
+                        found[c.usr] = c
+        if region is None:
+            direct[f.usr] = found
+        return found
+
     for s in sections:
-        todo, seen = [(s.func, s.region)], set()
+        todo = list(callees(s.func, s.region).values())
+        seen = set()
         while todo:
-            f, region = todo.pop()
-            g = prog.graph(f)
-            for nid in (region if region is not None else range(len(g.nodes))):
-                for ev in g.nodes[nid].events:
-                    if ev.kind != "call" or ev.lockop:
-                        continue
-                    callees = (prog.indirect_callees(ev) or []) if ev.indirect else \
-                        [c for c in [prog.callee(ev)] if c is not None]
-                    for c in callees:
-                        if c.usr not in seen and not c.system:
-                            seen.add(c.usr)
-                            out.setdefault(c.usr, set()).add(s.lock.name)
-                            todo.append((c, None))
+            c = todo.pop()
+            if c.usr in seen:
+                continue
+            seen.add(c.usr)
+            todo += [x for u, x in callees(c).items() if u not in seen]
+        for u in seen & targets:
+            out.setdefault(u, set()).add(s.lock.name)
     return out

@@ -165,12 +165,16 @@ def call_edits(n, ev, op, new, src):
     return [(a, b, "(void)0" if stmt else "0")]       # destroy: a tm_cond_t holds nothing
 
 
-def references(prog, usrs):
-    """{usr: references to the variable in the program's function bodies}."""
+def references(prog, usrs, read):
+    """{usr: references to the variable in the program's function bodies}; usrs: {usr: name}
+    (only the bodies whose text holds one of the names are walked)."""
     out = {}
-    if not usrs:
-        return out
+    names = {n.encode() for n in usrs.values()}
     for f in prog.user_funcs():
+        e = f.cursor.extent
+        if e.start.file is None or not any(n in read(e.start.file.name)[
+                e.start.offset:e.end.offset] for n in names):
+            continue
         for x in f.cursor.walk_preorder():
             if x.kind == K.DECL_REF_EXPR and x.referenced is not None and \
                     x.referenced.kind == K.VAR_DECL:
