@@ -78,13 +78,15 @@ class Conds:
                         continue
                     c = self.conds.setdefault(var.get_usr(), Cond(var.get_usr(), var.spelling))
                     c.uses.append((f, n, ev, ev.what))
-        counts = cvshape.references(prog, {u: c.name for u, c in self.conds.items()}, self.read)
+        usrs = {u: c.name for u, c in self.conds.items()}
+        counts = cvshape.references(prog, usrs, self.read)
+        decls = cvshape.declarations(prog, usrs)
         for c in self.conds.values():
             refs = counts.get(c.usr, 0)
             if refs > len(c.uses):
                 c.keep(f"'{c.name}' is used other than by the pthread_cond_* calls "
                        f"({refs - len(c.uses)} other reference(s): its address escapes)")
-            c.decls = cvshape.declarations(prog, c.usr)
+            c.decls = decls.get(c.usr, [])
             if c.decls:
                 d = c.decls[0]
                 c.file, c.line = d.location.file.name, d.location.line

@@ -184,21 +184,22 @@ def references(prog, usrs, read):
     return out
 
 
-def declarations(prog, usr):
-    """The variable's file-scope declarations in every file (headers included), once each."""
-    out, seen = [], set()
+def declarations(prog, usrs):
+    """{usr: [file-scope declarations]} of the variables in every file (headers included),
+    once each; usrs: {usr: name}. One pass over the files' top-level declarations."""
+    out, seen = {}, set()
+    names = set(usrs.values())
     for tu in prog.tus:
         if tu is None:
             continue
         for c in tu.cursor.get_children():
-            if c.kind != K.VAR_DECL or c.location.file is None or c.location.is_in_system_header:
+            if c.kind != K.VAR_DECL or c.spelling not in names or c.location.file is None:
                 continue
-            if c.get_usr() != usr:
-                continue
+            u = c.get_usr()
             key = (c.location.file.name, c.extent.start.offset)
-            if key not in seen:
+            if u in usrs and key not in seen and not c.location.is_in_system_header:
                 seen.add(key)
-                out.append(c)
+                out.setdefault(u, []).append(c)
     return out
 
 
