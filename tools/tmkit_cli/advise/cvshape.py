@@ -196,7 +196,7 @@ def declarations(prog, usrs):
             if c.kind != K.VAR_DECL or c.spelling not in names or c.location.file is None:
                 continue
             u = c.get_usr()
-            key = (c.location.file.name, c.extent.start.offset)
+            key = (u, c.location.file.name, c.extent.start.offset)
             if u in usrs and key not in seen and not c.location.is_in_system_header:
                 seen.add(key)
                 out.setdefault(u, []).append(c)
