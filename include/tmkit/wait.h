@@ -34,7 +34,8 @@
  * A wait in a nested transaction waits with the outermost one. A transaction that went
  * irrevocable (called unsafe code in __transaction_relaxed) before it waits stops the program:
  * it cannot be rolled back. Writes made outside transactions do not wake waiters.
- * Deadlines are CLOCK_MONOTONIC nanoseconds (tm_deadline_t; tm_deadline_in(ns) from now). */
+ * Deadlines are CLOCK_MONOTONIC nanoseconds (tm_deadline_t; tm_deadline_in(ns) from now,
+ * tm_deadline_at_realtime(&abstime) for a CLOCK_REALTIME timespec). */
 #ifndef TMKIT_WAIT_H
 #define TMKIT_WAIT_H
 
@@ -55,6 +56,7 @@ extern "C" {
 #ifdef CLOCK_MONOTONIC
 typedef struct timespec tmkit__timespec;
 #define TMKIT__CLOCK_MONOTONIC CLOCK_MONOTONIC
+#define TMKIT__CLOCK_REALTIME CLOCK_REALTIME
 #define tmkit__clock_gettime clock_gettime
 #define tmkit__nanosleep nanosleep
 #else
@@ -63,6 +65,7 @@ typedef struct {
     long tv_nsec;
 } tmkit__timespec;
 #define TMKIT__CLOCK_MONOTONIC 1
+#define TMKIT__CLOCK_REALTIME 0
 int tmkit__clock_gettime(int, tmkit__timespec *) __asm__("clock_gettime");
 int tmkit__nanosleep(const tmkit__timespec *, tmkit__timespec *) __asm__("nanosleep");
 #endif
@@ -99,6 +102,26 @@ static inline __attribute__((transaction_pure, unused)) tm_deadline_t tm_deadlin
 {
     return tmkit__now_ns() + ns;
 }
+
+/* The deadline of an absolute CLOCK_REALTIME time, such as pthread_cond_timedwait's `abstime`
+ * (tm_deadline_at_realtime(&ts)): now on the monotonic clock plus what is left until that time
+ * on the real-time clock, so a step of the real-time clock counts only when the deadline is
+ * computed again (a tm_cond_wait_until computes it at every run of its transaction, after each
+ * wake-up). A time already passed gives now (the wait falls through); more than 30 years ahead
+ * counts as 30 years. */
+static inline __attribute__((transaction_pure, unused)) tm_deadline_t
+tmkit__deadline_realtime(long long sec, long nsec)
+{
+    tmkit__timespec rt;
+    tmkit__clock_gettime(TMKIT__CLOCK_REALTIME, &rt);
+    long long ds = sec - (long long)rt.tv_sec;
+    if (ds > 1000000000LL)
+        ds = 1000000000LL;
+    long long left = ds * 1000000000LL + ((long long)nsec - (long long)rt.tv_nsec);
+    tm_deadline_t now = tmkit__now_ns();
+    return left > 0 ? now + (tm_deadline_t)left : now;
+}
+#define tm_deadline_at_realtime(ts) tmkit__deadline_realtime((ts)->tv_sec, (ts)->tv_nsec)
 
 /* 1: the transaction must wait (the macro then cancels it); 0: the deadline has passed. */
 static inline __attribute__((transaction_pure, unused)) int

@@ -9,7 +9,9 @@ sections (each: function, optionally line/locks, then the fields to compare: cla
 irrevocable, kind, mode, colors, blockers (kind, paths, chain, hint: the keys of the first),
 suggest_has (strings the suggestion contains), patch), section_count, lock_order ([from, to] pairs,
 exact set), cycles (exact), components (connected components as function-name lists, exact),
-unbalanced (function names, exact), patch_applies (bool: `--patch` output applies with patch -p1).
+unbalanced (function names, exact), patch_applies (bool: `--patch` output applies with patch -p1),
+condvars ({name: null if rewritten to tm_cond_t, else a fragment of its reason}; "null" for an
+unresolved one).
 """
 import json
 import os
@@ -100,6 +102,15 @@ def main():
             fail(f"components {got}, expected {exp['components']}")
     if "unbalanced" in exp and sorted(u["function"] for u in doc["unbalanced"]) != sorted(exp["unbalanced"]):
         fail(f"unbalanced {doc['unbalanced']}, expected {exp['unbalanced']}")
+    if "condvars" in exp:   # {name: reason fragment, or null for rewritten}, every condition
+        got = {c["name"] or "null": c for c in doc["condvars"]}
+        if sorted(got) != sorted(exp["condvars"]):
+            fail(f"condition variables {sorted(got)}, expected {sorted(exp['condvars'])}")
+        for name, why in exp["condvars"].items():
+            c = got[name]
+            if (why is None) != c["rewritten"] or (why and why not in c.get("reason", "")):
+                fail(f"condition {name}: rewritten {c['rewritten']} ({c.get('reason')}), "
+                     f"expected {why or 'rewritten'}")
     if exp.get("patch_applies"):
         r, cmd = run(root, exp, ["--patch"])
         if r.returncode != 0 or not r.stdout.startswith("--- a/"):

@@ -6,7 +6,10 @@
  *     runs again from its start (its own side effects counted per attempt);
  *  C: a timed retry whose condition becomes true before the deadline returns with it; one whose
  *     condition never does falls through after the deadline, not before;
- *  D: the waiter is woken by a thread that commits and then exits at once.
+ *  D: the waiter is woken by a thread that commits and then exits at once;
+ *  E: a condition wait until an absolute CLOCK_REALTIME time (tm_deadline_at_realtime, what
+ *     tmkit advise writes for pthread_cond_timedwait) falls through once that time has come, and
+ *     at once for a time already passed.
  * The tests pass a token between the threads through one shared variable. */
 #include "harness.h"
 #include <tmkit.h>
@@ -120,6 +123,33 @@ int main(void)
     CHECK_EQ(expired, 1);
     CHECK(tm_deadline_in(0) >= dl);
     CHECK(tm_deadline_in(0) - t0 < 5ull * 1000000000ull);
+
+    /* E: a CLOCK_REALTIME deadline 30 ms ahead, then one 1 s ago */
+    static tm_cond_t never = TM_COND_INITIALIZER;
+    struct timespec at;
+    CHECK(clock_gettime(CLOCK_REALTIME, &at) == 0);
+    at.tv_nsec += 30 * 1000000L;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    flag = 0;
+    t0 = tm_deadline_in(0);
+    tm_atomic_retry {
+        if (!flag)
+            tm_cond_wait_until(&never, tm_deadline_at_realtime(&at));
+        expired = !flag;
+    }
+    CHECK_EQ(expired, 1);
+    CHECK(tm_deadline_in(0) - t0 >= 25 * 1000000ull);
+    CHECK(tm_deadline_in(0) - t0 < 5ull * 1000000000ull);
+    at.tv_sec -= 2;
+    t0 = tm_deadline_in(0);
+    tm_atomic_retry {
+        if (!flag)
+            tm_cond_wait_until(&never, tm_deadline_at_realtime(&at));
+    }
+    CHECK(tm_deadline_in(0) - t0 < 1000000000ull);
     puts("ok");
     return 0;
 }

@@ -1,7 +1,7 @@
 /* A small key-value store with lock-based critical sections, the fixture of tests/advise/apply.sh:
  * `tmkit advise --apply` must carry it to transactions the way it carries memcached (calls into
  * other files, a function pointer, a volatile clock, libc string calls, switch cases, a lock that
- * becomes unused, a lock that must stay because a condition variable waits under it, reference
+ * becomes unused, condition variables that become tm_cond_t with their lock gone, reference
  * counts and a version taken with __atomic/__sync builtins, and statistics counters). */
 #ifndef KV_H
 #define KV_H
@@ -23,6 +23,8 @@ unsigned int kv_hash_mul(const char *key, size_t n);
 void kv_log_lookup(const char *key, unsigned int when);
 void kv_log_start(void);
 void kv_log_stop(void);
+void kv_log_note(void);
+int kv_log_drained(long ms);
 long kv_log_lines(void);
 
 int kv_get(const char *key, long *value);

@@ -1,6 +1,8 @@
 /* The driver: THREADS threads each run OPS operations on the store (sets of +1 and gets), count
- * them, and a timer thread moves the clock. At the end the store's total and version must equal
- * the sets, no reference may be held, and the counters must match the operations. Usage: kvtest THREADS OPS [VERBOSE]. Prints "ok" and exits 0. */
+ * them, note a log line every 100, and a timer thread moves the clock. At the end the store's
+ * total and version must equal the sets, no reference may be held, the counters must match the
+ * operations, and the logger (woken by the notes, drained before the stop) must have counted
+ * every note and the stop's line. Usage: kvtest THREADS OPS [VERBOSE]. Prints "ok" and exits 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -25,6 +27,8 @@ static void *worker(void *arg)
             kv_count(kv_get(key, &v) ? KV_GET_HIT : KV_GET_MISS);
         }
         kv_note_peak(i);
+        if (i % 100 == 0)
+            kv_log_note();
     }
     return NULL;
 }
@@ -58,21 +62,25 @@ int main(int argc, char **argv)
         pthread_join(th[i], NULL);
     done = 1;
     pthread_join(t, NULL);
+    int drained = kv_log_drained(60000);
     kv_log_stop();
-    long sets = 0;
-    for (long i = 0; i < ops; i++)
+    long sets = 0, notes = 0;
+    for (long i = 0; i < ops; i++) {
         sets += i % 3 == 0;
+        notes += i % 100 == 0;
+    }
     sets *= n;
     long total = kv_total(), counted = kv_counted(KV_SET);
     long gets = kv_counted(KV_GET_HIT) + kv_counted(KV_GET_MISS);
     long version = __atomic_load_n(&kv_version, __ATOMIC_ACQUIRE);
     long balance = 3 * counted - kv_counted(KV_GET_HIT);
     if (total != sets || counted != sets || gets != (long)n * ops - sets ||
-        kv_peak() != ops - 1 || kv_log_lines() != 1 || version != sets || kv_refs() != 0 ||
-        kv_balance() != balance) {
-        printf("FAIL: total %ld sets %ld counted %ld gets %ld peak %ld lines %ld version %ld "
-               "refs %ld balance %ld (want %ld)\n", total, sets, counted, gets, kv_peak(),
-               kv_log_lines(), version, kv_refs(), kv_balance(), balance);
+        kv_peak() != ops - 1 || !drained || kv_log_lines() != notes * n + 1 || version != sets ||
+        kv_refs() != 0 || kv_balance() != balance) {
+        printf("FAIL: total %ld sets %ld counted %ld gets %ld peak %ld drained %d lines %ld of %ld "
+               "version %ld refs %ld balance %ld (want %ld)\n", total, sets, counted, gets,
+               kv_peak(), drained, kv_log_lines(), notes * n + 1, version, kv_refs(), kv_balance(),
+               balance);
         return 1;
     }
     printf("ok: %d threads, %ld operations\n", n, (long)n * ops);

@@ -3,7 +3,8 @@ import json
 import sys
 import time
 
-from . import analyze, classify, compdb, conflicts, lockflow, nesting, report, rewrite, sections
+from . import analyze, classify, compdb, condvars, conflicts, lockflow, nesting, report, \
+    rewrite, sections
 from .model import UserError
 from .options import parser as _parser
 
@@ -20,11 +21,11 @@ def main(argv, root):
         return 2
 
 
-def _analyse(prog, plan=None):
+def _analyse(prog, plan=None, skip=frozenset()):
     """Sections (outermost), unbalanced operations, lock order and cycles."""
     secs, unbalanced = sections.find(prog)
     from .safety import Analyzer
-    an = Analyzer(prog, plan)
+    an = Analyzer(prog, plan, skip)
     for s in secs:
         analyze.section(an, s)
     edges, cycles = analyze.lock_order(secs)
@@ -52,6 +53,8 @@ def _run(args, flags, root):
     t1 = time.monotonic()
     lockflow.discover(prog)
     secs, unbalanced, edges, cycles = _analyse(prog)
+    read = rewrite.source_reader()
+    conds = condvars.Conds(prog, secs, read)   # which pthread_cond_t may become tm_cond_t
     plan = None
     if args.apply:
         # --apply writes a program in which some blockers are gone (tmplan.py): analyse it as
@@ -60,19 +63,27 @@ def _run(args, flags, root):
         plan = tmplan.plan_for(prog, secs)
         from . import apply as apply_mod, tsafe
         tsafe.promotable(prog, secs, plan, apply_mod.source_root(units, args.src))
-        for f in prog.funcs.values():
-            f.summary = None
-        secs, unbalanced, edges, cycles = _analyse(prog, plan)
-    groups = conflicts.groups(secs)
-    cmap = classify.classify(secs, groups, plan is not None)
-    read = rewrite.source_reader()
-    pre = {u["lock"]: f"unbalanced release at {u['file']}:{u['line']}" for u in unbalanced}
-    kept = classify.plan_patches(secs, edges, units, read, pre, cmap)
+    again = plan is not None or bool(conds.skip)
+    while True:
+        if again:   # the program as it will be written; again after a condition is dropped
+            for f in prog.funcs.values():
+                f.summary = None
+            secs, unbalanced, edges, cycles = _analyse(prog, plan, conds.skip)
+        groups = conflicts.groups(secs)
+        cmap = classify.classify(secs, groups, plan is not None)
+        pre = {u["lock"]: f"unbalanced release at {u['file']}:{u['line']}" for u in unbalanced}
+        kept = classify.plan_patches(secs, edges, units, read, pre, cmap)
+        again = conds.settle(secs, kept)
+        if not again:
+            break
     extra = None
     if plan is not None:
         from . import tmedits
         removed = {s.lock.name for s in secs} - set(kept)
         extra = tmedits.build(prog, secs, plan, read, removed)
+    if conds.live():
+        from . import tmedits
+        extra = conds.edits(extra if extra is not None else tmedits.Edits())
     timing["analysis"] = time.monotonic() - t1
     prog.count_lines()
     patches = []
@@ -97,7 +108,8 @@ def _run(args, flags, root):
         ok = verify.verify(patches, units)
         timing["verify"] = time.monotonic() - t2
     timing["total"] = time.monotonic() - t0
-    doc = report.to_json(prog, secs, unbalanced, edges, cycles, groups, kept, timing)
+    doc = report.to_json(prog, secs, unbalanced, edges, cycles, groups, kept, timing,
+                         conds.to_json())
     if extra is not None:
         doc["apply"] = report.apply_json(extra)
     out = open(args.output, "w") if args.output else sys.stdout

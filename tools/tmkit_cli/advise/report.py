@@ -8,7 +8,7 @@ VERSION = 2  # 2 (2026-11-26): the connected components are 'component'/'compone
             # (they were 'group'/'groups', which read like lock groups)
 
 
-def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
+def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing, condvars=()):
     locks = {}
     for s in sections:
         d = locks.setdefault(s.lock.name, {"name": s.lock.name, "kind": s.lock.kind,
@@ -48,6 +48,7 @@ def to_json(prog, sections, unbalanced, edges, cycles, groups, kept, timing):
                     "lock nested inside itself: two instances, or a self-deadlock"} for c in cycles],
         "components": groups,
         **({"rewrites": prog.rewrites} if getattr(prog, "rewrites", None) else {}),
+        "condvars": list(condvars),
         "timing": {k: round(v, 3) for k, v in timing.items()},
     }
 
@@ -153,6 +154,13 @@ def to_text(doc, out):
     if doc.get("rewrites"):
         from .rwreport import to_text as rewrites_text
         rewrites_text(doc["rewrites"], w)
+    if doc.get("condvars"):
+        w("\nCondition variables (rewritten: tm_cond_t, the waits in tm_atomic_retry)\n")
+        for c in doc["condvars"]:
+            name = c["name"] or "(unresolved) at " + f"{c['file']}:{c['line']}"
+            w(f"  {name}{' (lock ' + c['lock'] + ')' if c['lock'] else ''}: "
+              + (f"rewritten, waiting sections {', '.join('#%d' % i for i in c['sections'])}"
+                 if c["rewritten"] else f"kept: {c['reason']}") + "\n")
     w("\nComponents (sections that may touch common shared memory, directly or through others; "
       "not lock groups: those are the colors)\n")
     for g in doc["components"]:

@@ -20,6 +20,7 @@ class FilePatch:
 
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)")
+_OPENER = re.compile(r"__transaction_|tm_atomic_retry \{")   # condvars.py's waiting sections
 
 
 def include_point(text):
@@ -102,12 +103,12 @@ def build(sections, read, extra=None):
         edits = [e[:3] for e in sorted(edits, key=lambda e: (e[0], e[1], e[3]))]
         new = apply(old, edits)
         for s in secs:
-            opener = next((e for e in s.patch["edits"] if "__transaction_" in e[2]), None)
+            opener = next((e for e in s.patch["edits"] if _OPENER.search(e[2])), None)
             if opener is None:  # a non-revocable section holding its groups: no transaction
                 s.new_lines = None
                 continue
             closer = next(e for e in s.patch["edits"] if e[2] == "}" or e[2].startswith("} tm_group_exit"))
-            o = new_offset(edits, opener[0]) + opener[2].index("__transaction_")
+            o = new_offset(edits, opener[0]) + _OPENER.search(opener[2]).start()
             c = new_offset(edits, closer[0])
             s.new_lines = (_line(new, o), _line(new, c))
         out.append(FilePatch(path, old, new, secs))

@@ -52,9 +52,10 @@ def _add_access(acc, loc, mode):
 class Analyzer:
     MAX_BLOCKERS = 40
 
-    def __init__(self, prog, plan=None):
+    def __init__(self, prog, plan=None, skip=frozenset()):
         self.prog = prog
         self.plan = plan          # tmplan.TmPlan: analyse the program as --apply will write it
+        self.skip = skip          # events that are no blockers: condvars.py's tm_cond_t rewrite
         self.active = set()
 
     def summary(self, f):
@@ -100,6 +101,8 @@ class Analyzer:
                 out.append(Blocker(k, ev.what, ev.file, ev.line, [f.name], not ev.conditional))
                 always = always or not ev.conditional
             elif k == "call":
+                if ev in self.skip:
+                    continue
                 if ev.lockop:
                     for lk in ev.lockop:
                         if lk.op in ("acquire", "try"):

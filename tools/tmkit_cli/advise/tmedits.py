@@ -59,7 +59,8 @@ def transactional_code(prog, sections):
     """[(func, node ids or None for the whole body)] of the code that runs in transactions."""
     todo, seen, out = [], set(), []
     for s in sections:
-        if s.patch and s.patch.get("eligible") and "__transaction" in s.patch.get("construct", ""):
+        if s.patch and s.patch.get("eligible") and ("__transaction" in s.patch.get("construct", "") or
+                                                 "tm_atomic_retry" in s.patch.get("construct", "")):
             out.append((s.func, set(s.region)))
             todo.append((s.func, s.region))
     while todo:
