@@ -48,9 +48,20 @@ static void handler(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
+/* Threads start with SIGRTMIN blocked (run() blocks it around pthread_create) and unblock it
+ * once my_id names their own row: a handler that ran before would count in another thread's. */
+static void unblock_rt(void)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGRTMIN);
+    pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+}
+
 static void *worker(void *arg)
 {
     my_id = (int)(intptr_t)arg;
+    unblock_rt();
     uint64_t seed = (uint64_t)my_id * 977 + 5;
     sigset_t s;
     sigemptyset(&s);
@@ -79,6 +90,7 @@ static void *idle_thread(void *arg)
 {
     (void)arg;
     my_id = MAXT - 1;
+    unblock_rt();
     while (!stop)
         usleep(1000); /* signals interrupt the sleep; the handler runs here */
     return NULL;
@@ -93,9 +105,14 @@ static long run(int ms)
         n = MAXT - 1;
     pthread_t t[MAXT];
     stop = 0;
+    sigset_t rt, old;
+    sigemptyset(&rt);
+    sigaddset(&rt, SIGRTMIN);
+    CHECK(pthread_sigmask(SIG_BLOCK, &rt, &old) == 0); /* inherited by the threads */
     for (int i = 0; i < n; i++)
         CHECK(pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i) == 0);
     CHECK(pthread_create(&t[n], NULL, idle_thread, NULL) == 0);
+    CHECK(pthread_sigmask(SIG_SETMASK, &old, NULL) == 0);
     double end = th_now() + ms / 1000.0;
     long k = 0;
     while (th_now() < end) {
