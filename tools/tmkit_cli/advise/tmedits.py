@@ -18,6 +18,7 @@ stays as it is, and so does its blocker (listed in `left`).
 from clang.cindex import CursorKind as K
 
 from .parse import strip
+from .reach import reached
 
 CALLABLE = "__attribute__((transaction_callable)) "
 SAFE = "__attribute__((transaction_safe)) "
@@ -57,27 +58,12 @@ def _callee_ref(ev):
 
 def transactional_code(prog, sections):
     """[(func, node ids or None for the whole body)] of the code that runs in transactions."""
-    todo, seen, out = [], set(), []
-    for s in sections:
-        if s.patch and s.patch.get("eligible") and ("__transaction" in s.patch.get("construct", "") or
-                                                 "tm_atomic_retry" in s.patch.get("construct", "")):
-            out.append((s.func, set(s.region)))
-            todo.append((s.func, s.region))
-    while todo:
-        f, region = todo.pop()
-        g = prog.graph(f)
-        for nid in (region if region is not None else range(len(g.nodes))):
-            for ev in g.nodes[nid].events:
-                if ev.kind != "call" or ev.lockop:
-                    continue
-                callees = prog.indirect_callees(ev) if ev.indirect else \
-                    [c for c in [prog.callee(ev)] if c is not None]
-                for c in callees or []:
-                    if c.usr not in seen and not c.system:
-                        seen.add(c.usr)
-                        out.append((c, None))
-                        todo.append((c, None))
-    return out
+    roots = [(s.func, s.region) for s in sections
+             if s.patch and s.patch.get("eligible") and
+             ("__transaction" in s.patch.get("construct", "") or
+              "tm_atomic_retry" in s.patch.get("construct", ""))]
+    return [(f, set(region) if region is not None else None)
+            for f, region in reached(prog, roots)]
 
 
 def _unused_locks(prog, ed, removed):

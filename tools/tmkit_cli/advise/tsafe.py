@@ -24,6 +24,8 @@ import os
 
 from clang.cindex import CursorKind as K
 
+from .reach import call_events, reached
+
 
 def declarations(prog):
     """usr -> {(file, offset of the declaration's first character)} over every unit's top level;
@@ -49,28 +51,12 @@ def declarations(prog):
 def _cross_file_callees(prog, sections):
     """The non-static functions with source that code reached from a section calls directly
     from another translation unit."""
-    todo, seen, out = [], set(), {}
-    for s in sections:
-        todo.append((s.func, s.region))
-    while todo:
-        f, region = todo.pop()
-        g = prog.graph(f)
-        for nid in (region if region is not None else range(len(g.nodes))):
-            for ev in g.nodes[nid].events:
-                if ev.kind != "call" or ev.lockop:
-                    continue
-                if ev.indirect:
-                    callees = prog.indirect_callees(ev) or []
-                else:
-                    c = prog.callee(ev)
-                    callees = [c] if c is not None else []
-                    if c is not None and not c.system and not c.static \
-                            and not prog.same_tu(f, c):
-                        out[c.usr] = c
-                for c in callees:
-                    if c.usr not in seen and not c.system:
-                        seen.add(c.usr)
-                        todo.append((c, None))
+    out = {}
+    for f, region in reached(prog, [(s.func, s.region) for s in sections]):
+        for ev, callees in call_events(prog, f, region):
+            c = callees[0] if callees and not ev.indirect else None
+            if c is not None and not c.system and not c.static and not prog.same_tu(f, c):
+                out[c.usr] = c
     return out
 
 
@@ -129,21 +115,10 @@ def _reaches_blocker(prog, an, f, bad):
     """Whether anything f may call, itself included, has a blocker of its own. The call graph
     is walked explicitly (not through the summaries, whose recursion cut leaves a member of a
     call cycle without the rest of the cycle's blockers)."""
-    seen, todo = {f.usr}, [f]
-    while todo:
-        x = todo.pop()
+    for x, _ in reached(prog, [(f, None)], seen={f.usr},
+                        follow=lambda ev: prog.tm_attr.get(ev.usr) != "pure"):
         if x.usr not in bad:
             bad[x.usr] = _own_blocker(prog, an, x)
         if bad[x.usr]:
             return True
-        for n in prog.graph(x).nodes:
-            for ev in n.events:
-                if ev.kind != "call" or ev.lockop or prog.tm_attr.get(ev.usr) == "pure":
-                    continue
-                callees = (prog.indirect_callees(ev) or []) if ev.indirect else \
-                    [c for c in [prog.callee(ev)] if c is not None]
-                for c in callees:
-                    if c.usr not in seen and not c.system:
-                        seen.add(c.usr)
-                        todo.append(c)
     return False
