@@ -18,7 +18,8 @@ read before each run. Ratios are taken to the unmodified build at the same -t in
 Then the profile: the transactional server under TMKIT_ALGO=--profile-algo with TMKIT_STATS, the
 same load at each -t and one `stats` command after it (its sections are the ones GCC starts
 irrevocable), and per site its executions (commits) split three ways: speculative (instrumented
-code beside other threads), serial (under the serial lock from the start or after a switch to
+code beside other threads, or GCC's uninstrumented code in a hardware transaction: adaptive's
+htm mode, on a CPU with RTM), serial (under the serial lock from the start or after a switch to
 irrevocable: the profile's `serial` column) and biased (GCC's uninstrumented code alone, under
 the single-thread bias, which adaptive's serial mode hands to a thread after 256 serial commits
 in a row: serial in effect, without the lock). The hot path is every site that executes at least
@@ -282,13 +283,19 @@ def profile(a, srv, tools):
         for x in prof["sites"]:
             r = profiles.row(x, hz)
             unin, sw = x.get("uninstrumented_attempts", 0), x.get("irrevocable_switches", 0)
-            serial = x.get("serial_attempts", 0) + sw
+            # attempts on adaptive's htm path count as serial ones when they start (they
+            # begin on the serial path); those that committed in hardware ran beside the
+            # other threads, without the lock
+            hw = x.get("htm_commits", 0)
+            serial = max(x.get("serial_attempts", 0) + sw - hw, 0)
             sites.append({"site": r["site"], "commits": r["commits"], "aborts": r["aborts"],
                           # under the serial lock (from the start or after a switch)
                           "serial": serial,
                           # GCC's uninstrumented code alone without the lock: the bias
                           "biased": max(unin - x.get("serial_attempts", 0), 0),
-                          "speculative": max(r["commits"] - unin - sw, 0),
+                          # instrumented code beside other threads, or in hardware
+                          "speculative": max(r["commits"] - unin - sw, 0) + hw,
+                          "hardware": hw,
                           "gcc_irrevocable": x.get("gcc_irrevocable_starts", 0),
                           "serializing_call": profiles.serializer(r)})
         sites.sort(key=lambda x: -x["commits"])
@@ -297,7 +304,8 @@ def profile(a, srv, tools):
         with open(os.path.join(a.out, f"profile-t{t}.txt"), "w") as f:
             f.write(rep.stdout.replace(a.out + "/", "").replace(a.build + "/", "BUILD/") + rep.stderr)
         hot = [x for x in sites if x["commits"] >= a.hot_min * secs]
-        tot = {k: sum(x[k] for x in hot) for k in ("commits", "serial", "biased", "speculative")}
+        tot = {k: sum(x[k] for x in hot)
+               for k in ("commits", "serial", "biased", "speculative", "hardware")}
         out[t] = {"ops_per_s": tps, "gets": gets, "sets": sets, "seconds": secs,
                   "algorithm": prof.get("algorithm"),
                   "adaptive_epochs": prof.get("adaptive_epochs"),
@@ -313,7 +321,7 @@ def profile(a, srv, tools):
         c = tot["commits"] or 1
         say(f"profile -t {t} ({prof.get('algorithm')}): {tps} ops/s; hot path {len(hot)} sites, "
             f"{tot['commits']} executions: speculative {100 * tot['speculative'] / c:.1f}%, "
-            f"serial lock {100 * tot['serial'] / c:.1f}%, biased {100 * tot['biased'] / c:.1f}%; "
+            f"(in hardware {100 * tot['hardware'] / c:.1f}%), serial lock {100 * tot['serial'] / c:.1f}%, biased {100 * tot['biased'] / c:.1f}%; "
             f"epochs {prof.get('adaptive_epochs')}")
         for x in sites:
             if x["gcc_irrevocable"]:

@@ -33,8 +33,8 @@
  *    that ends the exclusion has taken the bias back when it took the lock. tmkit.h's atomics
  *    on the orecs check the owner after their own entry (ext/atomic_orec.c). A thread about to
  *    sleep in tm_retry gives up or takes back the bias (tm_bias_revoke, after it published itself): biased commits
- *    do not look for sleepers to wake. Not with hardware transactions (their elision of the
- *    lock does not see an owner): TMKIT_BIAS=single behaviour there.
+ *    do not look for sleepers to wake. Not while hardware transactions run (adaptive's htm
+ *    mode, the htm algorithm: their elision of the lock does not see an owner).
  * Grants and revocations change the owner word with compare-and-swap, so a revoker never clears
  * a grant it did not see. An algorithm that does not use the bias keeps the owner at 0.
  */
@@ -192,7 +192,13 @@ void tm_bias_grant(tm_tx *self)
     if ((self->prop & pr_readOnly) && !tm_serial_crowded())
         return;
     self->cm.bias_streak = 0;
-    if (tm_config.bias != TM_BIAS_ROTATE || tm_htm_available || !tm_bias_usable())
+    /* Not while hardware transactions elide the lock (adaptive's htm mode, the htm
+     * algorithm): they would not see the owner. relaxed: tm_htm_on changes only under the
+     * serial lock (cm.c: tm_cm_switch), which we hold, and the switch that sets it takes
+     * the bias back when it takes the lock. (It read tm_htm_available: on a CPU with RTM,
+     * serialirr and adaptive's serial mode never had the bias.) */
+    if (tm_config.bias != TM_BIAS_ROTATE || atomic_load_explicit(&tm_htm_on, memory_order_relaxed) ||
+        !tm_bias_usable())
         return;
     /* relaxed (both): written only by lock holders, and we hold the lock. Readers excluded:
      * no speculative attempt runs or can start (see the top). */
