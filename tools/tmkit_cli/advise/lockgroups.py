@@ -132,9 +132,11 @@ def _check(prog, name, lst, read):
                 "written" if "::" in name or name.startswith("*") else "not a global lock")
     base, is_array = name.rstrip("[]"), name.endswith("[]")
     for f, n, ev, lk in lst:
-        where = f"{display(ev.file)}:{ev.line}"
         if lk.op not in ("acquire", "release"):
-            return f"a {'trylock' if lk.op == 'try' else 'condition-variable wait'} at {where}"
+            return (f"a {'trylock' if lk.op == 'try' else 'condition-variable wait'} at "
+                    f"{display(ev.file)}:{ev.line}")
+    for f, n, ev, lk in lst:
+        where = f"{display(ev.file)}:{ev.line}"
         if lk.via:
             callee = prog.callee(ev)
             if callee is None or any(w.template is not None for w in callee.wrapper):
