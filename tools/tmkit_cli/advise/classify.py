@@ -171,7 +171,8 @@ GROUPS_ARRAY = "tmkit_groups"
 def group_args(s, cmap):
     """`&tmkit_groups[i], ...` for the section's colors, in the one global order (sorted data
     names; tm_group_lock/enter take several groups at once and order them by address)."""
-    order = {d: i for i, d in enumerate(cmap)}
+    base = getattr(cmap, "base", 0)
+    order = {d: base + i for i, d in enumerate(cmap)}
     return ", ".join(f"&{GROUPS_ARRAY}[{order[d]}]" for d in s.colors)
 
 
@@ -201,12 +202,13 @@ def local_object(lock):
         not key.startswith("*")
 
 
-def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None):
-    """Decide s.patch = {'construct', 'edits'} or {'reason'} for every section."""
-    compiled = {u.file for u in units}
-    kept, reasons = dict(pre_kept or {}), {}
-    plans = {}
-    cmap = cmap or {}
+class Colours(dict):
+    """The colours' data in their order; `base`: the lock groups (lockgroups.py) come first in
+    tmkit_groups, so a colour's group is tmkit_groups[base + i]."""
+    base = 0
+
+
+def _plan_each(sections, compiled, sources, cmap, kept, reasons, plans):
     for s in sections:
         construct = construct_of(s)
         why = None
@@ -229,6 +231,26 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None
         if why:
             reasons[s.id] = why
             kept.setdefault(s.lock.name, f"section #{s.id} keeps it ({why})")
+
+
+def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None,
+                 lock_cands=None, unbalanced=(), out=None):
+    """Decide s.patch = {'construct', 'edits'} or {'reason'} for every section. With --apply,
+    `lock_cands` (lockgroups.candidates) may turn kept locks into lock groups; the result
+    (lgsettle.Result) goes to out['lock_groups']."""
+    compiled = {u.file for u in units}
+    kept, reasons = dict(pre_kept or {}), {}
+    plans = {}
+    cmap = Colours(cmap or {})
+    plan = any(getattr(x, "plan_mode", False) for x in sections)
+    _plan_each(sections, compiled, sources, cmap, kept, reasons, plans)
+    if plan and lock_cands:
+        names = {x.lock.name for x in sections}
+        if any(name in kept for name in lock_cands):
+            base = sum(1 for name in lock_cands if name in names)    # room for the lock groups before the colours' groups: plan again
+            cmap.base = base
+            kept, reasons, plans = dict(pre_kept or {}), {}, {}
+            _plan_each(sections, compiled, sources, cmap, kept, reasons, plans)
     # Two sections cannot share a closing statement.
     owners = {}
     files = {s.id: s.file for s in sections}
@@ -243,11 +265,28 @@ def plan_patches(sections, order_edges, units, sources, pre_kept=None, cmap=None
                     reasons[sid] = "shares its release with another section"
                     sec = next(x for x in sections if x.id == sid)
                     kept.setdefault(sec.lock.name, f"section #{sid} keeps it (shared release)")
-    plan = any(getattr(x, "plan_mode", False) for x in sections)
     if plan:
-        _keep_for_serial_lock(sections, order_edges, kept, reasons, plans, sources, cmap)
-        _drop_idle_groups(sections, plans, reasons, sources, cmap)
-        _settle_constructs(sections, plans, reasons, sources, cmap, kept)
+        def rules():
+            _keep_for_serial_lock(sections, order_edges, kept, reasons, plans, sources, cmap)
+            _drop_idle_groups(sections, plans, reasons, sources, cmap)
+            _settle_constructs(sections, plans, reasons, sources, cmap, kept)
+        if cmap.base:
+            from . import lgsettle
+            res = lgsettle.settle(sections, order_edges, kept, reasons, plans, sources, cmap,
+                                  lock_cands, unbalanced, rules)
+            lgsettle.finish(res, sections, plans, reasons, kept, sources, cmap, lock_cands,
+                            group_args)
+            res.total = cmap.base + len(cmap)
+            if out is not None:
+                out["lock_groups"] = res
+            kept = _finish(sections, plans, reasons, cmap, kept)
+            for L in res.order:
+                for s in sections:
+                    if s.lock.name == L:
+                        s.patch["lock_group"] = {"group": res.group(L), "mode": (
+                            "exclusive" if s.id in res.plain else "shared")}
+            return kept
+        rules()
         return _finish(sections, plans, reasons, cmap, kept)
     # Nested locks stay together: union the lock-order graph's weakly connected components.
     comp = {}
@@ -285,7 +324,8 @@ def _finish(sections, plans, reasons, cmap, kept):
         else:
             construct, edits = plans[s.id]
             s.patch = {"eligible": True, "construct": CONSTRUCT_TEXT[construct], "edits": edits,
-                       "groups": len(cmap) if construct.startswith("group") else 0}
+                       "groups": (getattr(cmap, "base", 0) + len(cmap)
+                                  if construct.startswith("group") else 0)}
     return kept
 
 

@@ -64,6 +64,11 @@ def _run(args, flags, root):
         from . import apply as apply_mod, tsafe
         tsafe.promotable(prog, secs, plan, apply_mod.source_root(units, args.src))
     again = plan is not None or bool(conds.skip)
+    lock_cands, lg_refused = ({}, {})
+    if plan is not None:   # locks that may become lock groups (lockgroups.py)
+        from . import lockgroups
+        lock_cands, lg_refused = lockgroups.candidates(prog, read)
+    lg = {}
     while True:
         if again:   # the program as it will be written; again after a condition is dropped
             for f in prog.funcs.values():
@@ -72,7 +77,9 @@ def _run(args, flags, root):
         groups = conflicts.groups(secs)
         cmap = classify.classify(secs, groups, plan is not None)
         pre = {u["lock"]: f"unbalanced release at {u['file']}:{u['line']}" for u in unbalanced}
-        kept = classify.plan_patches(secs, edges, units, read, pre, cmap)
+        lg.clear()
+        kept = classify.plan_patches(secs, edges, units, read, pre, cmap, lock_cands,
+                                     unbalanced, lg)
         again = conds.settle(secs, kept)
         if not again:
             break
@@ -80,7 +87,12 @@ def _run(args, flags, root):
     if plan is not None:
         from . import tmedits
         removed = {s.lock.name for s in secs} - set(kept)
+        if lg.get("lock_groups") is not None:   # grouped locks may be left unused too
+            removed |= {n.rstrip("[]") for n in lg["lock_groups"].order}
         extra = tmedits.build(prog, secs, plan, read, removed)
+        if lg.get("lock_groups") is not None:
+            from . import lockgroups
+            lockgroups.merge(lg["lock_groups"], extra, secs)
     if conds.live():
         from . import tmedits
         extra = conds.edits(extra if extra is not None else tmedits.Edits())
@@ -112,6 +124,9 @@ def _run(args, flags, root):
                          conds.to_json())
     if extra is not None:
         doc["apply"] = report.apply_json(extra)
+    if plan is not None:
+        from . import lockgroups
+        doc["lock_groups"] = lockgroups.to_json(lg.get("lock_groups"), secs, lg_refused, kept)
     out = open(args.output, "w") if args.output else sys.stdout
     try:
         if args.json:

@@ -151,6 +151,9 @@ def to_text(doc, out):
             w(f"  transaction_safe {d['function']}: {', '.join(d['declarations'])}\n")
         for d in ap["left"]:
             w(f"  left as it is: {d['file']}:{d['line']}: {d['what']}\n")
+    if doc.get("lock_groups"):
+        from .lockgroups import to_text as lock_groups_text
+        lock_groups_text(doc, w)
     if doc.get("rewrites"):
         from .rwreport import to_text as rewrites_text
         rewrites_text(doc["rewrites"], w)

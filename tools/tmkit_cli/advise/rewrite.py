@@ -82,13 +82,15 @@ def build(sections, read, extra=None):
             by_file.setdefault(s.file, []).append(s)
     more = extra.by_file if extra is not None else {}
     out = []
-    ngroups = max([s.patch.get("groups", 0) for ss in by_file.values() for s in ss] or [0])
+    ngroups = max([s.patch.get("groups", 0) for ss in by_file.values() for s in ss] +
+                  [getattr(extra, "groups_total", 0)])
+    group_files = getattr(extra, "group_files", set())   # lock groups' calls (lockgroups.py)
     for path in sorted(set(by_file) | set(more)):
         old = read(path)
         secs = by_file.get(path, [])
         edits = [e + (1,) for s in secs for e in s.patch["edits"]] + list(more.get(path, []))
         head = ""
-        if any(s.patch.get("groups") for s in secs):
+        if any(s.patch.get("groups") for s in secs) or path in group_files:
             # the lock groups, one per colour (classify.py): a weak definition in every file
             # that uses them, so that each program a build links from some of the files (a
             # server and its test tools) has the array once
