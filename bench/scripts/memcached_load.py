@@ -55,6 +55,8 @@ import subprocess
 import sys
 import time
 
+import tmlib
+
 FLAGS = ["-m", "64", "-c", "1024", "-U", "0"]
 
 
@@ -111,14 +113,7 @@ def servers(a):
     if not locks or not os.path.exists(os.path.join(tm, "tmkit-build.env")):
         sys.exit(f"no end-to-end build in {work}: run tests/advise/e2e.sh {a.root} {a.build} first")
     lock_exe, tm_exe = make_binary(locks[-1], False), make_binary(tm, True)
-    lib = os.path.join(a.out, "lib")
-    os.makedirs(lib, exist_ok=True)
-    shutil.copyfile(os.path.join(a.build, "lib", "libitm.so.1"), os.path.join(lib, "libitm.so.1"))
-    tmenv = dict(os.environ, LD_LIBRARY_PATH=lib)
-    out = subprocess.run(["ldd", tm_exe], env=tmenv, capture_output=True, text=True).stdout
-    got = next((l.split("=>")[1].split("(")[0].strip() for l in out.splitlines() if "libitm" in l), "")
-    if os.path.realpath(got) != os.path.realpath(os.path.join(lib, "libitm.so.1")):
-        sys.exit(f"{tm_exe} loads {got or 'no libitm'}, not {lib}/libitm.so.1")
+    tmenv, lib = tmlib.snapshot(a.build, a.out, tm_exe)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TMKIT_")}
     out = [("lock", [lock_exe], env)]
     if not a.no_debian and os.path.exists("/usr/bin/memcached"):

@@ -226,7 +226,10 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
                 (unsigned long long)s->c[TM_STAT_abort_write_conflict],
                 (unsigned long long)s->c[TM_STAT_abort_validation],
                 (unsigned long long)s->c[TM_STAT_abort_cancel],
-                (unsigned long long)(s->c[TM_STAT_serial_attempts] + s->c[TM_STAT_abort_serial]),
+                /* under the serial lock: htm attempts that committed in hardware start on
+                 * the serial path (serial_attempts) but never took it */
+                (unsigned long long)(s->c[TM_STAT_serial_attempts] + s->c[TM_STAT_abort_serial] -
+                                     s->c[TM_STAT_htm_commits]),
                 (unsigned long long)s->c[TM_STAT_irrevocable_switches],
                 (unsigned long long)s->c[TM_STAT_gcc_irrevocable_starts], us);
     }

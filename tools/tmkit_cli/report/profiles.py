@@ -257,7 +257,10 @@ def row(s, hz):
         "site": s.get("name", s["site"]), "starts": starts, "commits": commits, "aborts": aborts,
         "abort_rate": aborts / starts if starts else 0.0, "reasons": {r[6:]: s.get(r, 0) for r in REASONS},
         "top": ", ".join(f"{r} {n}" for n, r in top),
-        "serial": s.get("serial_attempts", 0) + s.get("irrevocable_switches", 0),
+        # attempts under the serial lock: an htm-mode attempt that committed in hardware
+        # started on the serial path (serial_attempts) but never took the lock
+        "serial": max(s.get("serial_attempts", 0) + s.get("irrevocable_switches", 0)
+                      - s.get("htm_commits", 0), 0),
         "irrevocable_call": s.get("irrevocable_name", ""),
         # GCC compiled the transaction to start irrevocable: the call that made it (the text)
         "start_irrevocable": s.get("gcc_irrevocable_name", "") if s.get("gcc_irrevocable_starts") else "",
