@@ -4,6 +4,7 @@
 # built again with -fgnu-tm and run through its own tests on tmkit. tests/advise/e2e/main.py
 # says what is checked; docs/advise.md, "Carrying a real program across: the end-to-end test".
 # Usage: e2e.sh ROOT BUILD [--program P] [--algos A,B] [--threads 1,2] [--files F,G] [--jobs N]
-#        [--bench]: then memcached's throughput and profile (bench/scripts/memcached_load.py)
+#        [--bench]: then memcached's throughput and profile (bench/scripts/memcached_load.py) or
+#        zstd's compression speed (bench/scripts/zstd_speed.py)
 [ -n "$1" ] && [ -n "$2" ] || { echo "usage: e2e.sh ROOT BUILD [options] (--help)"; exit 2; }
 exec python3 "$1/tests/advise/e2e/main.py" "$@"

@@ -17,9 +17,10 @@ Exit 0 when every baseline-passing file passes in every configuration (flaky one
 once and passing on the retry, are listed), 1 otherwise or when a step fails (with the
 compiler's first errors for a build), 77 when a prerequisite is missing (named).
 
-With --bench (memcached), last: bench/scripts/memcached_load.py on the builds just made (the
-throughput of the unmodified, Debian's and the transactional memcached under a get/set load,
-and its profile; bench/results/advise-memcached).
+With --bench, last: on the builds just made, bench/scripts/memcached_load.py (the throughput
+of the unmodified, Debian's and the transactional memcached under a get/set load, and its
+profile) or, for zstd, bench/scripts/zstd_speed.py (compression speed against the lock build);
+bench/results/advise-memcached.
 
 Usage: e2e.sh ROOT BUILD [--program memcached|zstd] [--algos A,B] [--threads 1,2]
        [--files getset,t/incrdecr.t] [--jobs N] [--retries N] [--no-stats] [--rebaseline]
@@ -66,8 +67,9 @@ def options(argv):
                    help="do not run the advisor: build and test the transactional tree of the "
                         "last run as it is now (e.g. after editing it by hand)")
     p.add_argument("--bench", action="store_true",
-                   help="memcached: after the tests, the throughput and profile of the builds "
-                        "under a get/set load (bench/scripts/memcached_load.py)")
+                   help="after the tests: memcached's throughput and profile under a get/set "
+                        "load (bench/scripts/memcached_load.py), zstd's compression speed "
+                        "(bench/scripts/zstd_speed.py)")
     p.add_argument("--bench-rounds", type=int, default=5, help="with --bench: rounds (default 5)")
     p.add_argument("--rebaseline", action="store_true",
                    help="run the baseline's test files again instead of using the cached result")
@@ -101,14 +103,16 @@ def main(argv):
                                 os.path.join(a.work, f"e2e-{a.program}"))
         if a.program == "zstd":
             import zstd
-            return zstd.main(a)
-        import memcached_flow
-        rc = memcached_flow.main(a)
-        if rc == 0 and a.bench:
+            rc = zstd.main(a)
+            script, extra = "zstd_speed.py", []
+        else:
+            import memcached_flow
+            rc = memcached_flow.main(a)
             # This process holds the work directory's lock: the script must not wait for it.
-            rc = subprocess.call([sys.executable, os.path.join(a.root, "bench", "scripts",
-                                                               "memcached_load.py"),
-                                  a.root, a.build, "--rounds", str(a.bench_rounds), "--no-lock"])
+            script, extra = "memcached_load.py", ["--no-lock"]
+        if rc == 0 and a.bench:
+            rc = subprocess.call([sys.executable, os.path.join(a.root, "bench", "scripts", script),
+                                  a.root, a.build, "--rounds", str(a.bench_rounds)] + extra)
         return rc
     except Skip as e:
         print(f"SKIP: {e}", flush=True)
