@@ -15,7 +15,7 @@ build at the same -T and level (speed: lock's time / this one's, above 1 is fast
 
 Writes OUT (default BUILD/advise-real/bench-zstd/): runs.csv, summary.json; prints the table.
 Usage: bench/scripts/zstd_speed.py ROOT BUILD [--rounds 7] [--threads 1,2,4]
-       [--algos adaptive,gl_wt,orec_eager] [--levels 3,9] [--repeat 3] [--out DIR]"""
+       [--algos adaptive,gl_wt,orec_eager] [--levels 3,9] [--repeat 10] [--out DIR]"""
 import argparse
 import csv
 import glob
@@ -39,7 +39,7 @@ def options(argv):
     p.add_argument("--threads", default="1,2,4", help="zstd -T")
     p.add_argument("--algos", default="adaptive,gl_wt,orec_eager")
     p.add_argument("--levels", default="3,9")
-    p.add_argument("--repeat", type=int, default=3, help="compressions per measurement")
+    p.add_argument("--repeat", type=int, default=10, help="compressions per measurement")
     p.add_argument("--out", default="")
     a = p.parse_args(argv)
     a.root, a.build = os.path.abspath(a.root), os.path.abspath(a.build)
