@@ -2,7 +2,8 @@
 # tmkit advise --apply turns a lock that some sections keep into a lock group (tools/tmkit_cli/
 # advise/lockgroups.py, lgsettle.py) on the fixture tests/advise/lockgroups/ (a pool of tokens
 # and an array of buckets, built by its own strict Makefile):
-#   1. the report: pool_lock and bucket_locks[] become groups; pool_take (an early return and
+#   0. without --group-arrays, bucket_locks[] stays a mutex array (listed, with the reason);
+#   1. with it, the report: pool_lock and bucket_locks[] become groups; pool_take (an early return and
 #      releases in two other blocks), pool_put (its lock call inside an `if` expression) and
 #      bucket_begin (returns holding the lock; bucket_end releases it) stay plain code under
 #      them, each listed with file:line and why; pool_check and bucket_fill become transactions
@@ -27,8 +28,20 @@ d = sys.argv[1]
 json.dump([{"directory": d, "file": "pool.c", "arguments": ["cc", "-O2", "-pthread", "-c", "pool.c"]}],
           open(os.path.join(d, "compile_commands.json"), "w"))
 PY
-(cd "$T/src" && "$TMKIT" advise -p . --apply "$T/out" --json -o "$T/report.json") ||
-    fail "advise --apply"
+# without --group-arrays the lock array stays a mutex array, listed with its reason
+(cd "$T/src" && "$TMKIT" advise -p . --apply "$T/plain" --json -o "$T/noarrays.json") ||
+    fail "advise --apply (no --group-arrays)"
+python3 - "$T/noarrays.json" <<'PY' || fail "the report without --group-arrays: see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert {x["lock"] for x in d["lock_groups"]["groups"]} == {"pool_lock"}, d["lock_groups"]
+left = {x["lock"]: x["reason"] for x in d["lock_groups"]["left"]}
+assert left.get("bucket_locks[]", "").startswith("a lock array"), left
+PY
+grep -q 'pthread_mutex_lock(&bucket_locks\[i\])' "$T/plain/pool.c" || fail "bucket_locks[] rewritten without --group-arrays"
+(cd "$T/src" && "$TMKIT" advise -p . --group-arrays > /dev/null 2>&1) && fail "--group-arrays without --apply accepted"
+(cd "$T/src" && "$TMKIT" advise -p . --apply "$T/out" --group-arrays --json -o "$T/report.json") ||
+    fail "advise --apply --group-arrays"
 
 # 1. the report
 python3 - "$T/report.json" <<'PY' || fail "the report: see above"

@@ -36,6 +36,8 @@ def _analyse(prog, plan=None, skip=frozenset()):
 def _run(args, flags, root):
     if args.build and args.compdb:
         raise UserError("give either -p DIR or --compdb FILE, not both")
+    if args.group_arrays and not args.apply:
+        raise UserError("--group-arrays goes with --apply")
     db = args.build or args.compdb
     if db:
         if flags:
@@ -67,7 +69,7 @@ def _run(args, flags, root):
     lock_cands, lg_refused = ({}, {})
     if plan is not None:   # locks that may become lock groups (lockgroups.py)
         from . import lockgroups
-        lock_cands, lg_refused = lockgroups.candidates(prog, read)
+        lock_cands, lg_refused = lockgroups.candidates(prog, read, args.group_arrays)
     lg = {}
     while True:
         if again:   # the program as it will be written; again after a condition is dropped

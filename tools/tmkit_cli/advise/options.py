@@ -28,6 +28,10 @@ def parser():
                    help="write the transactional version of the source tree to OUT (a new or "
                         "empty directory): a copy without build products, the rewrite applied, "
                         "and OUT/tmkit-build.env with the flags for the program's own build")
+    p.add_argument("--group-arrays", action="store_true",
+                   help="with --apply: a lock array that some sections keep may become one lock "
+                        "group for the whole array (default: it stays a mutex array; see "
+                        "docs/advise.md, lock groups)")
     p.add_argument("--src", metavar="DIR",
                    help="with --apply: the source tree to copy (default: the deepest directory "
                         "holding every analysed source)")
