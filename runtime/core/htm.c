@@ -95,9 +95,14 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
         unsigned st = simulated ? tm_htm_simulated(tries) : _xbegin();
         if (st == _XBEGIN_STARTED) {
             /* relaxed: inside the hardware transaction these loads join its read set; a
-             * later write of either word aborts it. */
+             * later write of any of them aborts it. The bias owner too: an attempt that read
+             * tm_htm_on before adaptive left the htm mode may get here after a serial holder
+             * has been granted the bias (bias.c grants it only while the mode is off), and the
+             * owner's transactions take no lock, so the serial word does not keep them apart
+             * (a lost increment in 1 of 40 runs of conf.mt_adaptive_phases on an RTM host). */
             if (atomic_load_explicit(&tm_serial_word, memory_order_relaxed) != 0 ||
-                !atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
+                !atomic_load_explicit(&tm_serial_excl, memory_order_relaxed) ||
+                atomic_load_explicit(&tm_bias_owner, memory_order_relaxed) != 0)
                 _xabort(TM_HTM_LOCKED);
             tx->flags = TM_F_HTM | TM_F_IRREVOCABLE;
             return a_runUninstrumentedCode | a_saveLiveVariables;
@@ -111,6 +116,8 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
             for (unsigned k = 0; atomic_load_explicit(&tm_serial_word, memory_order_relaxed) &&
                                  k < 4096; k++)
                 _mm_pause();
+            if (atomic_load_explicit(&tm_bias_owner, memory_order_relaxed))
+                break; /* the lock's path takes the bias back (serial.c) */
             if (!atomic_load_explicit(&tm_serial_excl, memory_order_relaxed))
                 break;
             continue;
