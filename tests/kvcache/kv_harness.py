@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 MEMCACHED = "/usr/bin/memcached"
@@ -114,12 +115,14 @@ class Failures:
 
     def __init__(self, name):
         self.name, self.failed, self.count = name, [], 0
+        self.lock = threading.Lock()  # tests may check from several threads
 
     def check(self, cond, what):
-        self.count += 1
-        if not cond:
-            self.failed.append(what)
-            print(f"FAIL {self.name}: {what}", file=sys.stderr)
+        with self.lock:
+            self.count += 1
+            if not cond:
+                self.failed.append(what)
+                print(f"FAIL {self.name}: {what}", file=sys.stderr)
 
     def eq(self, got, want, what):
         self.check(got == want, f"{what}: got {got!r}, want {want!r}")
