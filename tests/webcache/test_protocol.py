@@ -15,10 +15,11 @@ import socket
 import stat
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_harness import Server, check, expect_error, finish, guarded  # noqa: E402
+from http_harness import Server, check, expect_error, finish, guarded, run_concurrently  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 README = os.path.join(HERE, "..", "..", "apps", "webcache", "README.md")
@@ -228,7 +229,14 @@ def test_shutdown(binary):  # item 4: SIGTERM is bounded by --shutdown-timeout
     --shutdown-timeout later (before: the send's own timeout, 30 s here), exit 0; and a second
     signal must end it at once."""
     import signal as sig
-    for second in (False, True):
+
+    def one(second):
+        try:
+            run(second)
+        except BaseException as e:  # noqa: BLE001 (SystemExit: the server did not start)
+            check(False, f"shutdown (second signal {second}): {type(e).__name__}: {e}")
+
+    def run(second):
         srv = Server(binary, "--request-timeout", "30", "--threads", "2",
                      "--max-keepalive-requests", "0",
                      "--shutdown-timeout", "30" if second else "1")
@@ -254,6 +262,12 @@ def test_shutdown(binary):  # item 4: SIGTERM is bounded by --shutdown-timeout
         else:
             check(rc == 0 and 0.8 < took < 4, f"shutdown: SIGTERM took {took:.1f}s (bound 1 s), "
                   f"exit {rc}")
+    # the two cases at once, each on its own server
+    ts = [threading.Thread(target=one, args=(second,)) for second in (False, True)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
 
 
 def test_man2html_stderr(binary):  # item 8: man2html's noise stays out of our stderr
@@ -282,15 +296,19 @@ def test_readme_flags(binary):  # item 8: every flag of --help is in the README'
 
 def main():
     binary = sys.argv[1]
+    # The tests with a server of their own (most of them wait: a request timeout, a shutdown
+    # timeout) at once, beside the main server's.
+    side = threading.Thread(target=run_concurrently, args=(
+        (test_segmentation, test_short_body, test_shutdown, test_man2html_stderr,
+         test_stats_64, test_readme_flags), [], binary))
+    side.start()
     srv = Server(binary, "--threads", "8")
     for fn in (test_percent, test_target_forms, test_empty_lines, test_host, test_expect,
                test_chunked):
         guarded(fn, srv)
     check(srv.get("/_stats")[0] == 200, "server unwell after the protocol tests")
     srv.stop()
-    for fn in (test_segmentation, test_short_body, test_shutdown, test_man2html_stderr,
-               test_stats_64, test_readme_flags):
-        guarded(fn, binary)
+    side.join()
     return finish()
 
 
