@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 MEMCACHED = "/usr/bin/memcached"
@@ -23,6 +24,12 @@ def free_port():
         return s.getsockname()[1]
 
 
+# Servers started from several threads at once (test_admin.py) take turns from the choice of a
+# port until the server listens on it: the kernel may hand the same free port to a second
+# bind(0) until the first server has bound it.
+START_LOCK = threading.Lock()
+
+
 def is_memcached(target):
     return target == "memcached"
 
@@ -30,6 +37,7 @@ def is_memcached(target):
 @contextlib.contextmanager
 def server(target, args=(), procs=None):
     """procs: a list that receives the server's Popen (its pid for /proc)."""
+    START_LOCK.acquire()
     port = free_port()
     if is_memcached(target):
         cmd = [MEMCACHED, "-l", "127.0.0.1", "-p", str(port), "-U", "0"]
@@ -38,21 +46,28 @@ def server(target, args=(), procs=None):
     else:
         cmd = [target, "-p", str(port)]
     cmd += list(args)
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    except BaseException:
+        START_LOCK.release()
+        raise
     if procs is not None:
         procs.append(proc)
     try:
         # 30 s: under valgrind on 2 vCPUs at load 10-12 a server once took more than 10 s to
         # listen; one that never starts still fails here.
         deadline = time.time() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(f"server {cmd} did not start (exit {proc.poll()})")
-                time.sleep(0.02)
+        try:
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    if proc.poll() is not None or time.time() > deadline:
+                        raise RuntimeError(f"server {cmd} did not start (exit {proc.poll()})")
+                    time.sleep(0.02)
+        finally:
+            START_LOCK.release()
         if not is_memcached(target):
             check_runtime(proc.pid)
         yield port
@@ -114,12 +129,14 @@ class Failures:
 
     def __init__(self, name):
         self.name, self.failed, self.count = name, [], 0
+        self.lock = threading.Lock()  # tests may check from several threads
 
     def check(self, cond, what):
-        self.count += 1
-        if not cond:
-            self.failed.append(what)
-            print(f"FAIL {self.name}: {what}", file=sys.stderr)
+        with self.lock:
+            self.count += 1
+            if not cond:
+                self.failed.append(what)
+                print(f"FAIL {self.name}: {what}", file=sys.stderr)
 
     def eq(self, got, want, what):
         self.check(got == want, f"{what}: got {got!r}, want {want!r}")

@@ -16,15 +16,25 @@ expect_rc 0 "$P" inside
 refused inside-order "tm_group_enter: group 0x[0-9a-f]* is taken after group 0x[0-9a-f]*, against the one order"
 refused inside-upgrade "tm_group_lock inside a transaction: group 0x[0-9a-f]* is held in shared mode by this thread"
 refused inside-notheld "tm_group_exit: group 0x[0-9a-f]* is not held by this thread"
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
 # an irrevocable transaction waiting for a group whose holder begins a transaction (or waits for
 # a group the transaction holds): a message about a second later, under every algorithm (the
-# timeout is the hang it replaces)
+# timeout is the hang it replaces). The runs wait for that second, so they run at once.
 for algo in $ALGOS; do
-    ERR=$(TMKIT_ALGO=$algo timeout 20 "$P" deadlock 2>&1 >/dev/null) && fail "deadlock ($algo): not stopped"
+    (TMKIT_ALGO=$algo timeout 20 "$P" deadlock 2>"$d/deadlock.$algo" >/dev/null
+     echo $? > "$d/deadlock.$algo.rc") &
+done
+(timeout 20 "$P" deadlock-held 2>"$d/deadlock-held" >/dev/null; echo $? > "$d/deadlock-held.rc") &
+wait
+for algo in $ALGOS; do
+    ERR=$(cat "$d/deadlock.$algo")
+    [ "$(cat "$d/deadlock.$algo.rc")" != 0 ] || fail "deadlock ($algo): not stopped"
     echo "$ERR" | grep -q "^tmkit: tm_group_enter inside a transaction that can no longer roll back (irrevocable): group 0x[0-9a-f]* is held by a thread that is beginning a transaction" ||
         fail "deadlock ($algo): unexpected message: $ERR"
 done
-ERR=$(timeout 20 "$P" deadlock-held 2>&1 >/dev/null) && fail "deadlock-held: not stopped"
+ERR=$(cat "$d/deadlock-held")
+[ "$(cat "$d/deadlock-held.rc")" != 0 ] || fail "deadlock-held: not stopped"
 echo "$ERR" | grep -q "^tmkit: tm_group_enter inside a transaction that can no longer roll back (irrevocable): group 0x[0-9a-f]* is held by a thread that waits for group 0x[0-9a-f]*, which this transaction holds" ||
     fail "deadlock-held: unexpected message: $ERR"
 refused order "tm_group_enter: group 0x[0-9a-f]* is taken after group 0x[0-9a-f]*, against the one order"
@@ -43,8 +53,6 @@ expect_rc 0 timeout 30 "$NOMB_PROG" "$P" starve
 for algo in $ALGOS; do
     expect_rc 0 timeout 60 env TMKIT_ALGO=$algo "$NOMB_PROG" "$BUILD/tests/conf_mt_group_O2"
 done
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
 expect_rc 0 env TMKIT_STATS="$d/g.json" "$P" profile
 src=$(dirname "$0")/prog_groups.c
 enter_line=$(grep -n "PROFILE-ENTER" "$src" | cut -d: -f1)

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 LINK_HOST = "webcache.test"  # the host the pages' links name (--link-host)
@@ -37,6 +38,25 @@ def run_selected(tests, only, *args):
             t = time.monotonic()
             guarded(fn, *args)
             print(f"{fn.__name__}: {time.monotonic() - t:.1f}s")
+
+
+def run_concurrently(tests, only, *args):
+    """run_selected, each test in a thread of its own (tests that mostly wait, each on its own
+    server); any exception, SystemExit from a server that did not start included, is a
+    failure of that test."""
+    def one(fn):
+        t = time.monotonic()
+        try:
+            fn(*args)
+        except BaseException as e:  # noqa: BLE001
+            check(False, f"{fn.__name__}: {type(e).__name__}: {e}")
+        print(f"{fn.__name__}: {time.monotonic() - t:.1f}s")
+    threads = [threading.Thread(target=one, args=(fn,))
+               for fn in tests if not only or fn.__name__[5:] in only]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def finish():

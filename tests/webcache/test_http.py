@@ -8,8 +8,9 @@ The server is started with --port 0 and the port read from its one startup line.
 (set by ctest): TMKIT_ALGO / LD_LIBRARY_PATH pass through to the server; EXPECT_LIBITM=DIR
 checks that the libitm.so.1 mapped by the tm build comes from DIR; TM_STATS=1 runs the main
 server with TMKIT_STATS=<file> and checks that no transaction went serial-irrevocable.
-The timeout, expiry and --procs tests, which mostly wait (~4 s of timeouts and sleeps), run
-beside the main server's tests, each on a server of its own.
+The timeout, expiry and --procs tests, which mostly wait (timeouts and sleeps), run beside the
+main server's tests, each on a server of its own; the timeout test's three connections wait
+out their timeouts at once.
 """
 import json
 import os
@@ -117,23 +118,36 @@ def test_errors(srv):
 
 def test_timeouts(binary):
     srv = Server(binary, "--keepalive-timeout", "0.5", "--request-timeout", "1")
-    c = srv.connect()
-    c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-    c.response()
-    t = time.monotonic()
-    check(c.closed_within(5), "idle keep-alive connection not closed")
-    check(0.3 < time.monotonic() - t < 3, f"keep-alive timeout took {time.monotonic() - t:.2f}s")
-    c.close()
-    c = srv.connect()
-    c.send("GET / HTTP/1.1\r\nHost")  # never finished
-    t = time.monotonic()
-    st, h, _ = c.response()
-    check(st == 408 and c.closed_within(5), f"incomplete request: {st}")
-    check(0.7 < time.monotonic() - t < 4, f"request timeout took {time.monotonic() - t:.2f}s")
-    c.close()
-    c = srv.connect()  # a silent client: closed without an answer after the request timeout
-    check(c.closed_within(5) and c.buf == b"", "silent connection not closed")
-    c.close()
+
+    def keepalive():
+        c = srv.connect()
+        c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        c.response()
+        t = time.monotonic()
+        check(c.closed_within(5), "idle keep-alive connection not closed")
+        check(0.3 < time.monotonic() - t < 3, f"keep-alive timeout took {time.monotonic() - t:.2f}s")
+        c.close()
+
+    def incomplete():
+        c = srv.connect()
+        c.send("GET / HTTP/1.1\r\nHost")  # never finished
+        t = time.monotonic()
+        st, h, _ = c.response()
+        check(st == 408 and c.closed_within(5), f"incomplete request: {st}")
+        check(0.7 < time.monotonic() - t < 4, f"request timeout took {time.monotonic() - t:.2f}s")
+        c.close()
+
+    def silent():
+        c = srv.connect()  # a silent client: closed without an answer after the request timeout
+        check(c.closed_within(5) and c.buf == b"", "silent connection not closed")
+        c.close()
+
+    # the three connections wait out their timeouts at once, each on its own connection
+    ts = [threading.Thread(target=guarded, args=(fn,)) for fn in (keepalive, incomplete, silent)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
     idle = srv.connect()  # shutdown does not wait for idle connections
     t = time.monotonic()
     srv.stop("timeouts server")

@@ -25,18 +25,20 @@ import socket
 import stat
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_harness import Server, check, finish, run_selected  # noqa: E402
+from http_harness import Server, check, finish, run_concurrently  # noqa: E402
 
 PAGE = "/man/1/ls"  # rendered by man2html on the first request (nothing is cached yet)
 MAN2HTML = "/usr/bin/man2html"
 
 
 def wrapper(tmp, seconds):
-    """A man2html that sleeps `seconds` first."""
-    path = os.path.join(tmp, f"slow-man2html-{seconds}")
+    """A man2html that sleeps `seconds` first (a file of its own: the tests run at once)."""
+    fd, path = tempfile.mkstemp(prefix=f"slow-man2html-{seconds}-", dir=tmp)
+    os.close(fd)
     with open(path, "w") as f:
         f.write(f"#!/bin/sh\nsleep {seconds}\nexec {MAN2HTML} \"$@\"\n")
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
@@ -106,9 +108,13 @@ def test_procs(binary, tmp):
 
 
 def test_refused(binary, tmp):
-    for procs in ("1", "2"):
+    def one(procs):
         what = f"--procs {procs} grace period"
-        srv = Server(binary, "--threads", "2", "--procs", procs, "--man2html", wrapper(tmp, 1.5))
+        try:
+            srv = Server(binary, "--threads", "2", "--procs", procs, "--man2html", wrapper(tmp, 1.5))
+        except BaseException as e:  # noqa: BLE001 (SystemExit: the server did not start)
+            check(False, f"{what}: {e}")
+            return
         c = in_flight(srv)
         time.sleep(0.3)
         srv.proc.send_signal(signal.SIGTERM)
@@ -125,6 +131,12 @@ def test_refused(binary, tmp):
         check(rc == 0, f"{what}: exit {rc}")
         c.close()
         print(f"{what}: new connection {new}; in-flight request {got}; exit {rc}")
+    # --procs 1 and 2 at once, each on its own server
+    ts = [threading.Thread(target=one, args=(procs,)) for procs in ("1", "2")]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
 
 
 def test_second(binary, tmp):
@@ -154,8 +166,9 @@ def main():
         print(f"FAIL: {MAN2HTML} missing", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        run_selected((test_term, test_int, test_procs, test_refused, test_second, test_timeout),
-                     only, binary, tmp)
+        # at once: each mostly waits for a render or a signal, on a server of its own
+        run_concurrently((test_term, test_int, test_procs, test_refused, test_second, test_timeout),
+                         only, binary, tmp)
     return finish()
 
 
