@@ -89,6 +89,7 @@ grep -q 'tm_group_enter(&tmkit_groups\[[0-9]\]); __transaction_atomic {' "$P" ||
 out=$("$T/src/pool" 8 20000) || fail "the lock build: $out"
 (cd "$T/out" && . ./tmkit-build.env && make -s >"$T/make.log" 2>&1) || {
     cat "$T/make.log"; fail "the rewritten tree does not build with its own flags"; }
+ldd "$T/out/pool" | grep -q "$ROOT/build/lib/libitm.so.1" || fail "the rewritten pool does not load tmkit's libitm"
 for a in adaptive gl_wt orec_eager serialirr; do
     for n in 2 8; do
         out=$(TMKIT_ALGO=$a timeout 120 "$T/out/pool" $n 20000) || fail "under $a, $n threads: $out"
