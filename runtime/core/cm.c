@@ -240,7 +240,7 @@ static inline uint64_t tm_cm_max(uint64_t a, uint64_t b) { return a > b ? a : b;
  * a real difference does not flip them at every probe. Under a get/set load memcached measured
  * every mode within 2% of the others; with a symmetric 1/8 whichever mode won a probe by the
  * noise kept the process for up to 256 epochs, and its hot path ran 19-46% of its
- * transactions under the serial lock; 12-13% with the tie rule alone, 0.5-1.4% with both
+ * transactions under the serial lock; 12-13% with the tie rule alone, 0.4-1.4% with both
  * (bench/results/advise-memcached). */
 static bool tm_cm_wins(uint32_t m, uint64_t kc, uint32_t i, uint64_t ki)
 {
