@@ -56,6 +56,7 @@ import sys
 import time
 
 import tmlib
+from tmlib import say
 
 FLAGS = ["-m", "64", "-c", "1024", "-U", "0"]
 
@@ -83,16 +84,7 @@ def options(argv):
     p.add_argument("--no-lock", action="store_true",
                    help="do not take the end-to-end test's lock on its work directory (its "
                         "--bench step holds it already)")
-    a = p.parse_args(argv)
-    a.root, a.build = os.path.abspath(a.root), os.path.abspath(a.build)
-    a.threads = [int(x) for x in a.threads.split(",") if x]
-    a.algos = [x for x in a.algos.split(",") if x]
-    a.out = os.path.abspath(a.out or os.path.join(a.build, "advise-real", "bench"))
-    return a
-
-
-def say(msg):
-    print(msg, flush=True)
+    return tmlib.common_args(p.parse_args(argv), "bench")
 
 
 def make_binary(tree, tm):
@@ -278,14 +270,12 @@ def profile(a, srv, tools):
         for x in prof["sites"]:
             r = profiles.row(x, hz)
             unin, sw = x.get("uninstrumented_attempts", 0), x.get("irrevocable_switches", 0)
-            # attempts on adaptive's htm path count as serial ones when they start (they
-            # begin on the serial path); those that committed in hardware ran beside the
-            # other threads, without the lock
+            # commits in hardware (adaptive's htm mode) ran beside the other threads, without
+            # the lock; r["serial"] (profiles.row) already leaves them out
             hw = x.get("htm_commits", 0)
-            serial = max(x.get("serial_attempts", 0) + sw - hw, 0)
             sites.append({"site": r["site"], "commits": r["commits"], "aborts": r["aborts"],
                           # under the serial lock (from the start or after a switch)
-                          "serial": serial,
+                          "serial": r["serial"],
                           # GCC's uninstrumented code alone without the lock: the bias
                           "biased": max(unin - x.get("serial_attempts", 0), 0),
                           # instrumented code beside other threads, or in hardware

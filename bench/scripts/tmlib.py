@@ -1,9 +1,23 @@
-"""tmlib.py: the runtime a benchmark of a transactional program runs on, shared by
-memcached_load.py and zstd_speed.py."""
+"""tmlib.py: what memcached_load.py and zstd_speed.py share: their common options, their
+progress lines and the runtime a benchmark of a transactional program runs on."""
 import os
 import shutil
 import subprocess
 import sys
+
+
+def say(msg):
+    print(msg, flush=True)
+
+
+def common_args(a, out_dir):
+    """The options both scripts take, normalised: ROOT and BUILD absolute, --threads and --algos
+    as lists, --out defaulting to BUILD/advise-real/OUT_DIR."""
+    a.root, a.build = os.path.abspath(a.root), os.path.abspath(a.build)
+    a.threads = [int(x) for x in a.threads.split(",") if x]
+    a.algos = [x for x in a.algos.split(",") if x]
+    a.out = os.path.abspath(a.out or os.path.join(a.build, "advise-real", out_dir))
+    return a
 
 
 def snapshot(build, out, exe):

@@ -29,6 +29,7 @@ import sys
 import time
 
 import tmlib
+from tmlib import say
 
 
 def options(argv):
@@ -41,17 +42,9 @@ def options(argv):
     p.add_argument("--levels", default="3,9")
     p.add_argument("--repeat", type=int, default=10, help="compressions per measurement")
     p.add_argument("--out", default="")
-    a = p.parse_args(argv)
-    a.root, a.build = os.path.abspath(a.root), os.path.abspath(a.build)
-    a.threads = [int(x) for x in a.threads.split(",") if x]
+    a = tmlib.common_args(p.parse_args(argv), "bench-zstd")
     a.levels = [int(x) for x in a.levels.split(",") if x]
-    a.algos = [x for x in a.algos.split(",") if x]
-    a.out = os.path.abspath(a.out or os.path.join(a.build, "advise-real", "bench-zstd"))
     return a
-
-
-def say(msg):
-    print(msg, flush=True)
 
 
 def builds(a):
