@@ -103,9 +103,10 @@ static const struct tm_cm_mode {
  * transactions, core/htm.c, where the CPU has RTM). */
 static inline bool tm_cm_serial_mode(uint32_t m) { return m == TM_CM_SERIAL || m == TM_CM_HTM; }
 
-/* Commits, and those of them not flagged read-only (tx.h: cm.wcommits). */
+/* Commits, those of them not flagged read-only (tx.h: cm.wcommits) and those that ran in a
+ * hardware transaction (cm.hwcommits). */
 typedef struct {
-    uint64_t all, writing;
+    uint64_t all, writing, hw;
 } tm_cm_tally;
 
 /* A mode's cost: TSC cycles per commit and per writing commit (0: unknown, or too few writing
@@ -148,6 +149,7 @@ static struct {
     bool probing, warming, glance;
     uint64_t time[TM_CM_N_MODES];      /* TSC cycles decided in each mode */
     uint32_t noise[TM_CM_N_MODES];     /* mean deviation of its epochs, 1/1024ths of its cost */
+    bool htm_hw;                       /* 7/8 of the last htm epoch's commits were in hardware */
     _Atomic uint64_t epochs[TM_CM_N_MODES]; /* epochs decided in each mode (the statistics) */
     _Atomic uint64_t probes[TM_CM_N_MODES]; /* probes of each mode (the statistics) */
     _Atomic uint64_t switches;            /* changes of mode (the statistics) */
@@ -212,11 +214,12 @@ static void tm_cm_set_est(uint32_t m, tm_cm_price v)
  * (recycled descriptors keep theirs), so the sum never decreases. */
 static tm_cm_tally tm_cm_commits(void)
 {
-    tm_cm_tally sum = {0, 0};
+    tm_cm_tally sum = {0, 0, 0};
     for (tm_tx *t = tm_registry_head(); t;
          t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         sum.all += atomic_load_explicit(&t->cm.commits, memory_order_relaxed);
         sum.writing += atomic_load_explicit(&t->cm.wcommits, memory_order_relaxed);
+        sum.hw += atomic_load_explicit(&t->cm.hwcommits, memory_order_relaxed);
     }
     return sum;
 }
@@ -226,26 +229,38 @@ static inline uint64_t tm_cm_clamp(uint64_t x, uint64_t ref) { return x > 2 * re
 
 static inline uint64_t tm_cm_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/* How a mode ranks where two cost the same: the serial mode lowest, then the software
+ * speculative modes, then htm while its commits run in hardware (7/8 of them or more in its
+ * last epoch; below that it is a serial mode, its fallbacks hold the lock). */
+static inline int tm_cm_rank(uint32_t m)
+{
+    if (m == TM_CM_HTM)
+        return tm_cm.htm_hw ? 2 : 0;
+    return m == TM_CM_SERIAL ? 0 : 1;
+}
+
 /* Does the probed mode m, at cost kc, take over from the incumbent i, at cost ki? Only when it
  * is cheaper by more than the noise of one epoch: 1/8, or three times the incumbent's own mean
  * deviation from epoch to epoch if that is more. (Without a margin, two modes of similar cost
  * trade places every few epochs, and every change of speculative algorithm drains all threads.
  * A fixed 1/8 is about 3 deviations of a closed loop of transactions on this 2-vCPU VM, but a
  * server's epochs, whose cost per commit is mostly the time between requests, deviate by
- * 10-15% from each other: there every mode won a probe in turn by the noise.) And a speculative
- * mode takes over from a serial one (serial, htm) unless it costs more than 1/16, or that
- * noise, above it: ties go to the modes that never hold the serial lock, because where the two
- * cost the same, the serial one stops every other transaction for nothing, and the more
- * threads, the more it would. The band between the two keeps whichever is in, so noise around
- * a real difference does not flip them at every probe. Under a get/set load memcached measured
- * every mode within 2% of the others; with a symmetric 1/8 whichever mode won a probe by the
- * noise kept the process for up to 256 epochs, and its hot path ran 19-46% of its
- * transactions under the serial lock; 12-13% with the tie rule alone, 0.4-1.4% with both
- * (bench/results/advise-memcached). */
+ * 10-15% from each other: there every mode won a probe in turn by the noise.) And a mode of a
+ * higher rank (tm_cm_rank) takes over from one of a lower rank unless it costs more than 1/16,
+ * or that noise, above it. Ties go to the modes that never hold the serial lock, because where
+ * the two cost the same the serial one stops every other transaction for nothing, and the more
+ * threads, the more it would; and among those to hardware transactions, which run GCC's
+ * uninstrumented code and so spend the least CPU on each, where the wall-clock cost a commit
+ * cannot tell (a server's is mostly the time between requests). The band between the two keeps
+ * whichever is in, so noise around a real difference does not flip them at every probe. Under
+ * a get/set load memcached measured every mode within 2% of the others; with a symmetric 1/8
+ * whichever mode won a probe by the noise kept the process for up to 256 epochs, and its hot
+ * path ran 19-46% of its transactions under the serial lock; 12-13% with the tie rule alone,
+ * 0.4-1.4% with both (bench/results/advise-memcached). */
 static bool tm_cm_wins(uint32_t m, uint64_t kc, uint32_t i, uint64_t ki)
 {
     uint64_t noise = ki * tm_cm.noise[i] / 1024 * 3;
-    if (tm_cm_serial_mode(i) && !tm_cm_serial_mode(m))
+    if (tm_cm_rank(m) > tm_cm_rank(i))
         return kc <= ki + tm_cm_max(ki / 16, noise);
     return kc + tm_cm_max(kc / 8, noise) < ki;
 }
@@ -281,6 +296,8 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
             return;
         }
     }
+    if (mode == TM_CM_HTM) /* its rank (tm_cm_rank) follows its latest measure */
+        tm_cm.htm_hw = (total.hw - tm_cm.at.hw) * 8 >= (total.all - tm_cm.at.all) * 7;
     uint64_t len = now - tm_cm.epoch_start;
     tm_cm.epoch_start = now;
     tm_cm.at = total;

@@ -77,15 +77,29 @@ __attribute__((constructor(TM_INIT_HTM))) static void tm_htm_init(void)
 
 TM_HIDDEN uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx);
 
+/* The running outermost attempt's entry in the thread's table of sites (direct-mapped by its
+ * return address, which checkpoint.S saved; a site that maps onto another's entry starts it
+ * afresh). */
+static inline struct tm_htm_site *tm_htm_site(tm_tx *tx)
+{
+    uintptr_t pc = tx->jb0.pc;
+    struct tm_htm_site *s = &tx->htm_sites[((pc >> 4) ^ (pc >> 11)) & (TM_HTM_SITES - 1)];
+    if (TM_UNLIKELY(s->pc != pc)) {
+        s->pc = pc;
+        s->skip = s->skip_next = 0;
+    }
+    return s;
+}
+
 /* checkpoint.S's serial path (TM_LOCK_SERIAL) when tm_htm_on: the descriptor is initialized
  * as for a serial attempt (TM_OUTER_INIT: flags TM_F_SERIAL | TM_F_IRREVOCABLE) and the
  * attempt already counted, if statistics are on. Returns with a hardware transaction open, or
  * as tm_begin_serial_c does, holding the lock. */
-TM_HIDDEN uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx);
 __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
 {
-    if (tx->htm_skip) { /* recent attempts conflicted: the lock, for a while */
-        tx->htm_skip--;
+    struct tm_htm_site *site = tm_htm_site(tx);
+    if (site->skip) { /* this site's recent attempts failed: the lock, for a while */
+        site->skip--;
         return tm_begin_serial_c(prop, tx);
     }
     /* A wait for the lock's holder does not use up a try (every fallback would otherwise
@@ -127,10 +141,11 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
             break;
         tries++;
     }
-    /* Fell back on the lock: skip the hardware for the next 1, 3, 7, ... 1023 attempts, so
-     * that a site that conflicts or overflows the hardware pays its aborts rarely. */
-    tx->htm_skip_next = tx->htm_skip_next < 1023 ? 2 * tx->htm_skip_next + 1 : 1023;
-    tx->htm_skip = tx->htm_skip_next;
+    /* Fell back on the lock: this site skips the hardware for its next 1, 3, 7, ... 1023
+     * attempts, so that a site that conflicts or overflows the hardware pays its aborts rarely;
+     * the thread's other sites keep trying. */
+    site->skip_next = site->skip_next < 1023 ? 2 * site->skip_next + 1 : 1023;
+    site->skip = site->skip_next;
     return tm_begin_serial_c(prop, tx);
 }
 
@@ -146,7 +161,12 @@ __attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
 {
     tm_ext_counters_apply(tx); /* if it made additions */
     _xend();
-    tx->htm_skip_next -= tx->htm_skip_next > 0;
+    struct tm_htm_site *site = tm_htm_site(tx);
+    site->skip_next >>= 1; /* a site that mostly commits in hardware soon tries every time */
+    /* relaxed: as cm.commits (serial_fast.h: tm_cm_count) */
+    atomic_store_explicit(&tx->cm.hwcommits,
+                          atomic_load_explicit(&tx->cm.hwcommits, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     tx->flags = 0;
     if (TM_UNLIKELY(tm_stats_on))
         tm_hooks.stats_htm(tx, TM_HTM_COMMITTED);

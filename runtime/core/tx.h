@@ -112,6 +112,7 @@ enum tm_wait_req { TM_WAIT_NONE, TM_WAIT_RETRY, TM_WAIT_COND };
 
 #define TM_GROUPS_HELD 8 /* lock groups a thread may hold at once (ext/group.c) */
 #define TM_WATCH_WORDS 4 /* a 256-bit filter of orec indices (ext/wake.c) */
+#define TM_HTM_SITES 16  /* transaction sites whose hardware failures a thread remembers (htm.c) */
 
 typedef struct tm_ext_state {
     /* Read by committing writers while the owner sleeps. */
@@ -234,6 +235,8 @@ struct tm_tx {
         _Atomic uint64_t commits;
         /* those of them not flagged pr_readOnly by the compiler: the same owner and reader */
         _Atomic uint64_t wcommits;
+        /* those of them that committed in a hardware transaction (htm.c): the same */
+        _Atomic uint64_t hwcommits;
         uint32_t spec_gen; /* speculative-algorithm generation of the running attempt */
         uint32_t bias_streak; /* serial commits since the last grant or contention (bias.c) */
         uint64_t turn_asked; /* TSC of the first hand-off we refused in this turn, or 0
@@ -258,9 +261,7 @@ struct tm_tx {
     /* Nonzero while the runtime runs program code inside an attempt that is not part of it (a
      * nested transaction's undo actions): the program's memcpy stays plain (abi/interpose.c). */
     uint8_t plain_calls;
-    /* Serial-mode attempts that take the lock without trying a hardware transaction first: set
-     * after one fell back on the lock, halved by each that committed in hardware (htm.c). */
-    uint32_t htm_skip, htm_skip_next;
+    uint32_t spare_[2]; /* free: shared_ts stays at tx_layout.h's offset */
 
     _Alignas(64) _Atomic uint64_t shared_ts; /* TM_TS_INACTIVE outside speculative execution */
     _Atomic int in_use;
@@ -289,6 +290,16 @@ struct tm_tx {
      * and the start of the function each lies in (direct-mapped; 0: none yet). */
     _Alignas(64) uintptr_t caller_pc[TM_CALLER_CACHE];
     uintptr_t caller_fn[TM_CALLER_CACHE];
+
+    /* Per transaction site (its return address, hashed): the site's serial-mode attempts that
+     * take the lock without trying a hardware transaction first, set after one fell back on the
+     * lock and halved by each that committed in hardware (htm.c). Per site, so that one site
+     * that overflows the hardware or makes a system call does not send the thread's others to
+     * the lock. */
+    struct tm_htm_site {
+        uintptr_t pc;
+        uint32_t skip, skip_next;
+    } htm_sites[TM_HTM_SITES];
 };
 
 /* The address is in the outermost attempt's dead frames (tm_tx.dead_lo): NOrec's and orec_lazy's

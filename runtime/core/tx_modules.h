@@ -110,6 +110,9 @@ TM_HIDDEN void tm_grace_wait(tm_tx *self);
 /* htm.c: the serial modes' hardware transactions. */
 extern _Atomic bool tm_htm_on TM_HIDDEN;  /* adaptive is in its HTM mode (cm.c) */
 extern bool tm_htm_available TM_HIDDEN; /* RTM, and TMKIT_HTM is not off */
+/* The serial path's hardware transaction (checkpoint.S's when tm_htm_on, and begin.c's with
+ * statistics on): the descriptor set up as for a serial attempt, already counted. */
+TM_HIDDEN uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx);
 /* The explicit abort codes of the hardware path (xabort's argument), and the status the
  * statistics' hook (hooks.h: stats_htm) gets for a try that committed: _XBEGIN_STARTED. */
 #define TM_HTM_LOCKED 0xff   /* the serial lock was held, or readers not excluded */

@@ -222,37 +222,55 @@ static void tm_group_give(void *const *list, bool exclusive)
  * line (the return address may belong to the next one). */
 #define TM_GROUP_CALLER ((uintptr_t)__builtin_return_address(0) - 1)
 
-/* The common case: one group, shared, by a thread that holds none. */
+/* The common case: groups entered in shared mode by a thread that holds none, outside a
+ * transaction, statistics off. They go into slots 0..n-1 in address order, so the exit that
+ * names the same list finds them there without a search (tmkit_group_exit). */
 TM_EXPORT void tmkit_group_enter(void *const *groups)
 {
     tm_tx *tx = tm_self();
     tm_ext_state *e = &tx->ext;
-    if (TM_LIKELY(groups[0] && !groups[1] && !e->gheld && !tx->nesting && !tm_stats_on)) {
-        if (TM_UNLIKELY(!tm_group_publish(e, 0, groups[0])))
-            tm_group_enter_one(e, 0, groups[0]); /* a writer holds it: wait */
-        e->gexcl[0] = false;
-        e->gdepth[0] = 1;
-        e->gheld = 1;
-        e->gmax = (uintptr_t)groups[0];
+    if (TM_LIKELY(groups[0] && !e->gheld && !tx->nesting && !tm_stats_on)) {
+        tm_group_state *gs[TM_GROUPS_HELD];
+        int n = groups[1] ? tm_group_sort(groups, gs) : (gs[0] = groups[0], 1);
+        for (int k = 0; k < n; k++) {
+            if (TM_UNLIKELY(!tm_group_publish(e, k, gs[k])))
+                tm_group_enter_one(e, k, gs[k]); /* a writer holds it: wait, as the slow path */
+            e->gexcl[k] = false;
+            e->gdepth[k] = 1;
+        }
+        e->gheld = (uint32_t)n;
+        e->gmax = (uintptr_t)gs[n - 1];
         return;
     }
     tm_group_take(groups, false, TM_GROUP_CALLER, 0); /* an enter never goes irrevocable */
 }
 
+/* The fast exit: exactly the groups of the fast enter, each in its slot, entered once. */
+static inline bool tm_group_exit_fast(tm_ext_state *e, void *const *groups)
+{
+    tm_group_state *gs[TM_GROUPS_HELD];
+    int n = groups[1] ? tm_group_sort(groups, gs) : (gs[0] = groups[0], 1);
+    if ((uint32_t)n != e->gheld)
+        return false;
+    for (int k = 0; k < n; k++)
+        if (e->gdepth[k] != 1 || e->gexcl[k] ||
+            atomic_load_explicit(&e->gslot[k], memory_order_relaxed) != gs[k])
+            return false;
+    for (int k = n; k-- > 0;) {
+        /* release: as in tm_group_give */
+        atomic_store_explicit(&e->gslot[k], NULL, memory_order_release);
+        e->gdepth[k] = 0;
+    }
+    e->gheld = 0;
+    e->gmax = 0;
+    return true;
+}
+
 TM_EXPORT void tmkit_group_exit(void *const *groups)
 {
     tm_tx *tx = tm_self();
-    tm_ext_state *e = &tx->ext;
-    if (TM_LIKELY(groups[0] && !groups[1] && e->gheld == 1 && e->gdepth[0] == 1 && !e->gexcl[0] &&
-                  atomic_load_explicit(&e->gslot[0], memory_order_relaxed) == groups[0] &&
-                  !tx->nesting)) {
-        /* release: as in tm_group_give */
-        atomic_store_explicit(&e->gslot[0], NULL, memory_order_release);
-        e->gdepth[0] = 0;
-        e->gheld = 0;
-        e->gmax = 0;
+    if (TM_LIKELY(groups[0] && !tx->nesting && tm_group_exit_fast(&tx->ext, groups)))
         return;
-    }
     tm_group_give(groups, false);
 }
 

@@ -4,27 +4,6 @@
  * forks. */
 #include "group_impl.h"
 
-/* The list a call names: sorted by address, NULLs and repeats dropped. */
-int tm_group_sort(void *const *list, tm_group_state **out)
-{
-    int n = 0;
-    for (void *const *p = list; *p; p++) {
-        if (n == TM_GROUPS_HELD)
-            tm_fatal("tm_group: more than %d groups in one call", TM_GROUPS_HELD);
-        tm_group_state *g = *p;
-        int i = n;
-        while (i > 0 && out[i - 1] > g)
-            i--;
-        if (i > 0 && out[i - 1] == g)
-            continue;
-        for (int k = n; k > i; k--)
-            out[k] = out[k - 1];
-        out[i] = g;
-        n++;
-    }
-    return n;
-}
-
 /* The thread's slot holding g, or -1. */
 int tm_group_find(tm_ext_state *e, tm_group_state *g)
 {

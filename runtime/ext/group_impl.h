@@ -45,8 +45,29 @@ static inline bool tm_group_publish(tm_ext_state *e, int slot, tm_group_state *g
     return false;
 }
 
+/* The list a call names, sorted by address into out, NULLs and repeats dropped; returns how
+ * many. Inline: every call of the API sorts its list, mostly of one to five groups. */
+static inline int tm_group_sort(void *const *list, tm_group_state **out)
+{
+    int n = 0;
+    for (void *const *p = list; *p; p++) {
+        if (TM_UNLIKELY(n == TM_GROUPS_HELD))
+            tm_fatal("tm_group: more than %d groups in one call", TM_GROUPS_HELD);
+        tm_group_state *g = *p;
+        int i = n;
+        while (i > 0 && out[i - 1] > g)
+            i--;
+        if (i > 0 && out[i - 1] == g)
+            continue;
+        for (int k = n; k > i; k--)
+            out[k] = out[k - 1];
+        out[i] = g;
+        n++;
+    }
+    return n;
+}
+
 /* group_held.c */
-TM_HIDDEN int tm_group_sort(void *const *list, tm_group_state **out); /* by address, no repeats */
 TM_HIDDEN int tm_group_find(tm_ext_state *e, tm_group_state *g);     /* the slot, or -1 */
 TM_HIDDEN int tm_group_free_slot(tm_ext_state *e, tm_group_state *g, const char *op);
 TM_HIDDEN void tm_group_free(tm_ext_state *e, int i);
