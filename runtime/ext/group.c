@@ -53,6 +53,11 @@ static void tm_group_set_held(tm_tx *self, tm_group_state *g)
 static inline __attribute__((always_inline)) bool tm_group_drain(tm_tx *self, tm_group_state *g,
                                                                  tm_group_state *const *mine, int n)
 {
+    /* relaxed: read after our own read-modify-write that set the held bit, so it sees at least
+     * that value; the shared bit of a reader that came after we set it is not there, and that
+     * reader steps back (group_protocol.c: tm_group_first_shared). */
+    if (!(atomic_load_explicit(g, memory_order_relaxed) & TM_GROUP_SHARED))
+        return true; /* never entered in shared mode: no reader to wait for */
     if (!tm_barrier_asymmetric())
         atomic_thread_fence(memory_order_seq_cst);
     else if (!tm_barrier_all()) /* readers fence with a compiler barrier only */

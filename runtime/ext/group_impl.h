@@ -8,6 +8,11 @@
 
 #define TM_GROUP_HELD 1u    /* state: a writer holds it (or is draining its readers) */
 #define TM_GROUP_SLEEPERS 2u /* state: somebody sleeps on the state word */
+/* state: entered in shared mode at least once, so a writer must drain the readers; never
+ * cleared. A group only ever locked (memcached's lru_maintainer_lock, taken by its background
+ * thread about 2,400 times a second under load) then costs a writer a compare-and-swap, not a
+ * membarrier (an interrupt on every CPU running the process) and a scan of the descriptors. */
+#define TM_GROUP_SHARED 4u
 
 /* ext.gend: what the end of the running transaction does with a slot. */
 #define TM_GEND_NEW 1u    /* taken inside it: given up at its end (if still taken, kept) */
@@ -24,6 +29,10 @@ static inline bool tm_group_used(const tm_ext_state *e, int i)
     return e->gdepth[i] || e->gend[i];
 }
 
+/* group_protocol.c: the group's first shared entry sets TM_GROUP_SHARED; false if a writer
+ * holds it meanwhile. */
+TM_HIDDEN bool tm_group_first_shared(tm_group_state *g, uint32_t s);
+
 /* Shared mode, one try into slot `slot`: publish, then check for a writer (the frequent side of
  * the handshake, group_protocol.c). True if in; false (the slot cleared again) if a writer holds
  * the group or drains. */
@@ -38,7 +47,10 @@ static inline bool tm_group_publish(tm_ext_state *e, int slot, tm_group_state *g
         atomic_thread_fence(memory_order_seq_cst);
     /* acquire: the section's reads of the group's data come after the previous holder's
      * release (tm_group_unlock). */
-    if (!(atomic_load_explicit(g, memory_order_acquire) & TM_GROUP_HELD))
+    uint32_t s = atomic_load_explicit(g, memory_order_acquire);
+    if (TM_LIKELY((s & (TM_GROUP_HELD | TM_GROUP_SHARED)) == TM_GROUP_SHARED))
+        return true;
+    if (!(s & TM_GROUP_HELD) && tm_group_first_shared(g, s))
         return true;
     /* A writer holds it or drains: step back, so it is not waiting for us. */
     atomic_store_explicit(&e->gslot[slot], NULL, memory_order_relaxed);

@@ -9,7 +9,9 @@
  * non-revocable section) a system call and a scan of the descriptors. Without membarrier both
  * sides fence (seq_cst). A reader that finds the group held clears its slot and sleeps on the
  * state word (futex) until the holder leaves, so a waiting writer is never starved by readers
- * arriving after it; the writers of one group take turns on the state word.
+ * arriving after it; the writers of one group take turns on the state word. A group's first
+ * reader marks the state (TM_GROUP_SHARED, by a read-modify-write ordered with the writers'):
+ * until then a writer skips the barrier and the scan, as there is nobody to drain.
  * A thread that waits says for what (ext.gblocked), for the deadlock check of a transaction
  * that can no longer roll back (group_wait.c), and a writer's drain steps back for such a
  * transaction (group.c: tm_group_drain). The writer's side is in group.c, inlined into the
@@ -54,10 +56,29 @@ void tm_group_enter_one(tm_ext_state *e, int slot, tm_group_state *g)
     }
 }
 
+/* The first reader of a group: its slot is published; the shared bit goes in by an atomic
+ * read-modify-write of the state, which is ordered with the writers' (they set the held bit the
+ * same way): a writer whose compare-and-swap came first holds the group and we step back; one
+ * that comes after sees the bit and drains, and finds our slot, which was stored before. */
+bool tm_group_first_shared(tm_group_state *g, uint32_t s)
+{
+    while (!(s & TM_GROUP_HELD)) {
+        if (s & TM_GROUP_SHARED)
+            return true;
+        /* seq_cst: a full barrier after our slot's store (the writer's half is its own
+         * read-modify-write); acquire on failure, as the load it replaces. */
+        if (atomic_compare_exchange_weak_explicit(g, &s, s | TM_GROUP_SHARED, memory_order_seq_cst,
+                                                  memory_order_acquire))
+            return true;
+    }
+    return false;
+}
+
 void tm_group_unlock_one(tm_group_state *g)
 {
-    /* release: the section's writes happen-before the next holder's or reader's acquire. */
-    uint32_t old = atomic_exchange_explicit(g, 0, memory_order_release);
+    /* release: the section's writes happen-before the next holder's or reader's acquire. The
+     * shared bit stays. */
+    uint32_t old = atomic_fetch_and_explicit(g, TM_GROUP_SHARED, memory_order_release);
     if (old & TM_GROUP_SLEEPERS)
         tm_futex_wake(g, INT_MAX);
 }
