@@ -103,10 +103,10 @@ static const struct tm_cm_mode {
  * transactions, core/htm.c, where the CPU has RTM). */
 static inline bool tm_cm_serial_mode(uint32_t m) { return m == TM_CM_SERIAL || m == TM_CM_HTM; }
 
-/* Commits, those of them not flagged read-only (tx.h: cm.wcommits) and those that ran in a
- * hardware transaction (cm.hwcommits). */
+/* Commits, those of them not flagged read-only (tx.h: cm.wcommits), and the htm mode's attempts
+ * that took the lock instead of a hardware transaction (cm.hwmissed). */
 typedef struct {
-    uint64_t all, writing, hw;
+    uint64_t all, writing, missed;
 } tm_cm_tally;
 
 /* A mode's cost: TSC cycles per commit and per writing commit (0: unknown, or too few writing
@@ -219,7 +219,7 @@ static tm_cm_tally tm_cm_commits(void)
          t = atomic_load_explicit(&t->next, memory_order_acquire)) {
         sum.all += atomic_load_explicit(&t->cm.commits, memory_order_relaxed);
         sum.writing += atomic_load_explicit(&t->cm.wcommits, memory_order_relaxed);
-        sum.hw += atomic_load_explicit(&t->cm.hwcommits, memory_order_relaxed);
+        sum.missed += atomic_load_explicit(&t->cm.hwmissed, memory_order_relaxed);
     }
     return sum;
 }
@@ -297,7 +297,7 @@ static void tm_cm_decide(tm_tx *tx, uint64_t now)
         }
     }
     if (mode == TM_CM_HTM) /* its rank (tm_cm_rank) follows its latest measure */
-        tm_cm.htm_hw = (total.hw - tm_cm.at.hw) * 8 >= (total.all - tm_cm.at.all) * 7;
+        tm_cm.htm_hw = (total.missed - tm_cm.at.missed) * 8 <= total.all - tm_cm.at.all;
     uint64_t len = now - tm_cm.epoch_start;
     tm_cm.epoch_start = now;
     tm_cm.at = total;

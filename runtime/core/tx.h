@@ -235,8 +235,9 @@ struct tm_tx {
         _Atomic uint64_t commits;
         /* those of them not flagged pr_readOnly by the compiler: the same owner and reader */
         _Atomic uint64_t wcommits;
-        /* those of them that committed in a hardware transaction (htm.c): the same */
-        _Atomic uint64_t hwcommits;
+        /* attempts in the htm mode that took the serial lock instead of the hardware (htm.c):
+         * the same */
+        _Atomic uint64_t hwmissed;
         uint32_t spec_gen; /* speculative-algorithm generation of the running attempt */
         uint32_t bias_streak; /* serial commits since the last grant or contention (bias.c) */
         uint64_t turn_asked; /* TSC of the first hand-off we refused in this turn, or 0
@@ -261,7 +262,8 @@ struct tm_tx {
     /* Nonzero while the runtime runs program code inside an attempt that is not part of it (a
      * nested transaction's undo actions): the program's memcpy stays plain (abi/interpose.c). */
     uint8_t plain_calls;
-    uint32_t spare_[2]; /* free: shared_ts stays at tx_layout.h's offset */
+    uint32_t htm_backoffs; /* entries of htm_sites (below) in back-off: 0, no look-up (htm.c) */
+    uint32_t spare_;       /* free: shared_ts stays at tx_layout.h's offset */
 
     _Alignas(64) _Atomic uint64_t shared_ts; /* TM_TS_INACTIVE outside speculative execution */
     _Atomic int in_use;
@@ -292,13 +294,14 @@ struct tm_tx {
     uintptr_t caller_fn[TM_CALLER_CACHE];
 
     /* Per transaction site (its return address, hashed): the site's serial-mode attempts that
-     * take the lock without trying a hardware transaction first, set after one fell back on the
-     * lock and halved by each that committed in hardware (htm.c). Per site, so that one site
-     * that overflows the hardware or makes a system call does not send the thread's others to
-     * the lock. */
+     * take the lock without trying a hardware transaction first (skip), set from skip_next after
+     * one fell back on the lock, which each try in hardware lowers (htm.c); streak: the tries
+     * since the last fallback. Per site, so that one site that overflows the hardware or makes a
+     * system call does not send the thread's others to the lock. */
     struct tm_htm_site {
         uintptr_t pc;
-        uint32_t skip, skip_next;
+        uint16_t skip, skip_next;
+        uint32_t streak;
     } htm_sites[TM_HTM_SITES];
 };
 
