@@ -149,7 +149,8 @@ static struct {
     bool probing, warming, glance;
     uint64_t time[TM_CM_N_MODES];      /* TSC cycles decided in each mode */
     uint32_t noise[TM_CM_N_MODES];     /* mean deviation of its epochs, 1/1024ths of its cost */
-    bool htm_hw;                       /* 7/8 of the last htm epoch's commits were in hardware */
+    bool htm_hw;                       /* in the last htm epoch, at most 1/8 as many attempts took
+                                        * the lock as there were commits */
     _Atomic uint64_t epochs[TM_CM_N_MODES]; /* epochs decided in each mode (the statistics) */
     _Atomic uint64_t probes[TM_CM_N_MODES]; /* probes of each mode (the statistics) */
     _Atomic uint64_t switches;            /* changes of mode (the statistics) */
@@ -230,8 +231,9 @@ static inline uint64_t tm_cm_clamp(uint64_t x, uint64_t ref) { return x > 2 * re
 static inline uint64_t tm_cm_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* How a mode ranks where two cost the same: the serial mode lowest, then the software
- * speculative modes, then htm while its commits run in hardware (7/8 of them or more in its
- * last epoch; below that it is a serial mode, its fallbacks hold the lock). */
+ * speculative modes, then htm while its commits run in hardware (its last epoch's attempts that
+ * took the lock at most 1/8 of its commits; above that it is a serial mode, its fallbacks hold
+ * the lock). */
 static inline int tm_cm_rank(uint32_t m)
 {
     if (m == TM_CM_HTM)

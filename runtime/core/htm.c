@@ -198,7 +198,6 @@ __attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
 {
     tm_ext_counters_apply(tx); /* if it made additions */
     _xend();
-
     tx->flags = 0;
     if (TM_UNLIKELY(tm_stats_on))
         tm_hooks.stats_htm(tx, TM_HTM_COMMITTED);

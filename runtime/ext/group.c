@@ -236,7 +236,7 @@ TM_EXPORT void tmkit_group_enter(void *const *groups)
     tm_ext_state *e = &tx->ext;
     if (TM_LIKELY(groups[0] && !e->gheld && !tx->nesting && !tm_stats_on)) {
         tm_group_state *gs[TM_GROUPS_HELD];
-        int n = groups[1] ? tm_group_sort(groups, gs) : (gs[0] = groups[0], 1);
+        int n = tm_group_sort(groups, gs);
         for (int k = 0; k < n; k++) {
             if (TM_UNLIKELY(!tm_group_publish(e, k, gs[k])))
                 tm_group_enter_one(e, k, gs[k]); /* a writer holds it: wait, as the slow path */
@@ -254,7 +254,7 @@ TM_EXPORT void tmkit_group_enter(void *const *groups)
 static inline bool tm_group_exit_fast(tm_ext_state *e, void *const *groups)
 {
     tm_group_state *gs[TM_GROUPS_HELD];
-    int n = groups[1] ? tm_group_sort(groups, gs) : (gs[0] = groups[0], 1);
+    int n = tm_group_sort(groups, gs);
     if ((uint32_t)n != e->gheld)
         return false;
     for (int k = 0; k < n; k++)
