@@ -77,6 +77,42 @@ __attribute__((constructor(TM_INIT_HTM))) static void tm_htm_init(void)
 
 TM_HIDDEN uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx);
 
+/* Code that runs inside hardware transactions and nowhere else (the rest of a hardware
+ * attempt's path, checkpoint.S, _ITM_commitTransaction and the program's uninstrumented code,
+ * also runs on the lock's path) is kept in a section of its own, tm_htm_text, so that it can be
+ * touched from outside one. A hardware transaction aborts, with no cause bit, where the CPU must
+ * walk the page tables and the entry for a page is not present or has its accessed bit clear:
+ * the walk would have to write it. Something outside the program clears accessed bits (the
+ * kernel's page aging, DAMON: kdamond samples pages every 500 ms on the machine these numbers
+ * come from); a data page heals at the first access from outside a transaction, and the
+ * fallback on the lock makes one, but a code page that only hardware transactions run never
+ * heals: memcached's server processes, once the page holding tm_htm_commit had been aged, aborted
+ * every hardware try for the rest of their life (0 commits in hardware in 200,000-400,000 tries a
+ * second, until exit), and whether a process met it depended on when its page was sampled. A
+ * program that ran 64 MiB of transactions over pages it never touched outside them lost 1% of
+ * its tries at first and 45% some 25 s later; reading each page after an abort kept it at 1%.
+ * The linker defines the bounds of a section whose name is an identifier. */
+#define TM_HTM_TEXT __attribute__((section("tm_htm_text")))
+extern const char __start_tm_htm_text[] TM_HIDDEN, __stop_tm_htm_text[] TM_HIDDEN;
+
+/* After a try aborted with no cause: read a byte of every page of tm_htm_text, outside any
+ * transaction, which sets the pages' accessed bits (and maps them if they are not). 4 KiB is the
+ * smallest page; a bigger one is read more than once. volatile: the reads must happen. */
+static void tm_htm_touch(void)
+{
+    uintptr_t end = (uintptr_t)__stop_tm_htm_text;
+    for (uintptr_t p = (uintptr_t)__start_tm_htm_text & ~(uintptr_t)4095; p < end; p += 4096)
+        (void)*(const volatile char *)p;
+}
+
+/* A status with none of the cause bits: an interrupt, a fault, an instruction a hardware
+ * transaction cannot run, or a page walk that had to write (tm_htm_touch). */
+static inline bool tm_htm_no_cause(unsigned st)
+{
+    return !(st & (_XABORT_EXPLICIT | _XABORT_RETRY | _XABORT_CONFLICT | _XABORT_CAPACITY |
+                   _XABORT_DEBUG | _XABORT_NESTED));
+}
+
 /* One more attempt that took the lock in the htm mode, for adaptive's rank of the mode (cm.c:
  * tm_cm_rank). Counted here, on the lock's path, rather than at each commit in hardware: that
  * store cost micro's 16-write transactions 8% at 2 threads. relaxed: as cm.commits
@@ -108,7 +144,7 @@ static inline struct tm_htm_site *tm_htm_site(tm_tx *tx)
  * as for a serial attempt (TM_OUTER_INIT: flags TM_F_SERIAL | TM_F_IRREVOCABLE) and the
  * attempt already counted, if statistics are on. Returns with a hardware transaction open, or
  * as tm_begin_serial_c does, holding the lock. */
-__attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
+TM_HTM_TEXT __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
 {
     /* The site's entry only while some site of the thread backs off (tx->htm_backoffs counts
      * the entries whose skip_next is not 0; skip is 0 where it is): the look-up cost micro's
@@ -169,8 +205,11 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
                 break;
             continue;
         }
-        if (!(st & _XABORT_RETRY))
+        if (!(st & _XABORT_RETRY)) {
+            if (tm_htm_no_cause(st))
+                tm_htm_touch();
             break;
+        }
         tries++;
     }
     /* Fell back on the lock: this site skips the hardware for its next 1, 3, 7, ... 1023
@@ -186,7 +225,7 @@ __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx)
     return tm_begin_serial_c(prop, tx);
 }
 
-__attribute__((target("rtm"), noreturn)) void tm_htm_abort(void)
+TM_HTM_TEXT __attribute__((target("rtm"), noreturn)) void tm_htm_abort(void)
 {
     _xabort(TM_HTM_SOFTWARE);
     /* _xabort outside a hardware transaction does nothing: TM_F_HTM was set out of one */
@@ -194,7 +233,7 @@ __attribute__((target("rtm"), noreturn)) void tm_htm_abort(void)
 }
 
 /* The commit of an outermost attempt on the hardware path (abi/entry.c, core/txn.c). */
-__attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
+TM_HTM_TEXT __attribute__((target("rtm"))) void tm_htm_commit(tm_tx *tx)
 {
     tm_ext_counters_apply(tx); /* if it made additions */
     _xend();
