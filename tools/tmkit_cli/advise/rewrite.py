@@ -104,6 +104,8 @@ def build(sections, read, extra=None):
             edits.append((at, at, head, -1))
         edits = [e[:3] for e in sorted(edits, key=lambda e: (e[0], e[1], e[3]))]
         new = apply(old, edits)
+        if new == old and not secs:
+            continue  # program-wide edits that came to nothing here: no file to write or count
         for s in secs:
             opener = next((e for e in s.patch["edits"] if _OPENER.search(e[2])), None)
             if opener is None:  # a non-revocable section holding its groups: no transaction
