@@ -3,8 +3,8 @@ import json
 import sys
 import time
 
-from . import analyze, classify, compdb, condvars, conflicts, lockflow, nesting, report, \
-    rewrite, sections
+from . import analyze, classify, compdb, condvars, conflicts, lockflow, nesting, planning, \
+    report, rewrite, sections
 from .model import UserError
 from .options import parser as _parser
 
@@ -80,7 +80,7 @@ def _run(args, flags, root):
         cmap = classify.classify(secs, groups, plan is not None)
         pre = {u["lock"]: f"unbalanced release at {u['file']}:{u['line']}" for u in unbalanced}
         lg.clear()
-        kept = classify.plan_patches(secs, edges, units, read, pre, cmap, lock_cands,
+        kept = planning.plan_patches(secs, edges, units, read, pre, cmap, lock_cands,
                                      unbalanced, lg)
         again = conds.settle(secs, kept)
         if not again:

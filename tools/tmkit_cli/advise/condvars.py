@@ -155,7 +155,7 @@ class Conds:
                 c.keep(f"the wait at {display(ev.file)}:{ev.line}: {w}")
 
     def settle(self, sections, kept):
-        """After classify.plan_patches: a condition whose lock is kept, or one of whose waiting
+        """After planning.plan_patches: a condition whose lock is kept, or one of whose waiting
         sections is not a plain atomic transaction, keeps its pthread_cond_t. True when one
         more was dropped (the analysis runs again without skipping its waits)."""
         dropped = False

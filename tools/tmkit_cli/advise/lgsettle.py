@@ -1,5 +1,5 @@
 """Which candidate locks become lock groups, and what --apply writes for them (lockgroups.py
-says why each rule holds). Called by classify.plan_patches with --apply."""
+says why each rule holds). Called by planning.plan_patches with --apply."""
 from . import patch as patchmod
 from .lockflow import lockops
 from .lockgroups import ARRAY

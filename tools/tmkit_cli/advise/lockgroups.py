@@ -33,7 +33,7 @@ settle() then decides which candidates become groups, against three rules (docs/
 2. groups are taken in one order (their index in tmkit_groups): lock groups come before the
    colours' groups, and in a topological order of the plain sections' nesting; a cycle, or a
    group-lock section (holding colours) that takes L, keeps L a mutex;
-3. the other --apply rules (classify._keep_for_serial_lock) hold with L's plain sections as
+3. the other --apply rules (planning._keep_for_serial_lock) hold with L's plain sections as
    code that is no transaction; a section they would keep stays plain code instead.
 """
 import re

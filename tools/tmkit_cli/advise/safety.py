@@ -6,7 +6,7 @@ translation unit that is not declared transaction_safe is itself a blocker (GCC 
 __transaction_atomic, and a relaxed transaction goes irrevocable at it unless the callee has a
 TM clone); its body is still followed for the shared memory it touches and for what else blocks.
 Lock operations are not blockers here: nested acquisitions become nested transactions when
-their lock is removed too (classify.py keeps nested locks together).
+their lock is removed too (planning.py keeps nested locks together).
 """
 from clang.cindex import CursorKind as K
 
