@@ -113,10 +113,10 @@ static inline bool tm_htm_no_cause(unsigned st)
                    _XABORT_DEBUG | _XABORT_NESTED));
 }
 
-/* One more attempt that took the lock in the htm mode, for adaptive's rank of the mode (cm.c:
- * tm_cm_rank). Counted here, on the lock's path, rather than at each commit in hardware: that
- * store cost micro's 16-write transactions 8% at 2 threads. relaxed: as cm.commits
- * (serial_fast.h: tm_cm_count). */
+/* One more attempt that took the lock in the htm mode, for adaptive's rank of the mode
+ * (cm_decide.c: tm_cm_rank). Counted here, on the lock's path, rather than at each commit in
+ * hardware: that store cost micro's 16-write transactions 8% at 2 threads. relaxed: as
+ * cm.commits (serial_fast.h: tm_cm_count). */
 static inline void tm_htm_missed(tm_tx *tx)
 {
     atomic_store_explicit(&tx->cm.hwmissed,
