@@ -26,6 +26,7 @@ static long words[NWORDS];
 static long total;
 static int stop; /* set once, after the writers: read outside transactions */
 static long reads_ok;
+static int readers_in; /* readers that have completed a read: main keeps writing until one has */
 
 static void *writer(void *arg)
 {
@@ -53,7 +54,8 @@ static void *reader(void *arg)
             if (sum != total)
                 th_tx_fail("sum of the words %ld, total %ld", sum, total);
         }
-        ok++;
+        if (++ok == 1)
+            __atomic_fetch_add(&readers_in, 1, __ATOMIC_RELAXED);
     }
     return (void *)(intptr_t)ok;
 }
@@ -68,7 +70,12 @@ int main(void)
     CHECK(r != NULL && w != NULL);
     for (int i = 0; i < readers; i++)
         CHECK(pthread_create(&r[i], NULL, reader, NULL) == 0);
-    for (long k = 0; k < rounds; k++) { /* new writer threads each round: new lock blocks */
+    /* New writer threads each round: new lock blocks. The rounds go on past `rounds` until a
+     * reader has completed a read beside them (12 rounds took 10 ms, and once under adaptive in
+     * a loaded `make test` no reader had finished one by then), at most 100 times as many. */
+    long k = 0;
+    for (; k < rounds || (!__atomic_load_n(&readers_in, __ATOMIC_RELAXED) && k < 100 * rounds);
+         k++) {
         for (int i = 0; i < writers; i++)
             CHECK(pthread_create(&w[i], NULL, writer, NULL) == 0);
         for (int i = 0; i < writers; i++)
@@ -89,12 +96,12 @@ int main(void)
         int covered = 0;
         for (int lg = 0; lg <= MAXLOG; lg++)
             covered += (1 << lg) > i;
-        CHECK_EQ(words[i], (long)covered * writers * rounds);
+        CHECK_EQ(words[i], (long)covered * writers * k);
         want_total += words[i];
     }
     CHECK_EQ(total, want_total);
     CHECK(reads_ok > 0);
-    printf("mt_lock_records: %d writers x %ld rounds, %d readers, %ld reads\n", writers, rounds,
+    printf("mt_lock_records: %d writers x %ld rounds, %d readers, %ld reads\n", writers, k,
            readers, reads_ok);
     return 0;
 }
