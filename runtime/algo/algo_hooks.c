@@ -18,5 +18,6 @@ __attribute__((constructor(TM_INIT_HOOKS))) static void tm_algo_hooks_init(void)
     tm_hooks.adaptive_modes[TM_CM_NOREC] = &tm_disp_norec;
     tm_hooks.adaptive_modes[TM_CM_OREC_LAZY] = &tm_disp_orec_lazy;
     /* the orec algorithms' lock records, the only algorithm state a descriptor keeps */
+    tm_hooks.algo_state_init = tm_locks_init;
     tm_hooks.algo_state_free = tm_locks_free;
 }

@@ -126,6 +126,9 @@ typedef struct tm_locks {
 
 /* The slow part of tm_locks_reserve (orec_locks.c). */
 TM_HIDDEN tm_locks *tm_locks_grow(tm_tx *tx, size_t want);
+/* Allocates a descriptor's first lock records when a thread takes it, outside any transaction
+ * (orec_locks.c; core's hook algo_state_init, algo_hooks.c). */
+TM_HIDDEN void tm_locks_init(tm_tx *tx);
 /* Frees the thread's lock records when its descriptor goes back to the pool (orec_locks.c;
  * core's hook algo_state_free, algo_hooks.c). */
 TM_HIDDEN void tm_locks_free(tm_tx *tx);
@@ -421,7 +424,7 @@ tm_eager_write_fast(tm_tx *tx, void *addr, uint64_t raw, unsigned size)
 TM_HIDDEN bool tm_eager_validate(tm_tx *tx);
 
 /* The start of every orec_eager attempt, logged or not: snapshot, empty read log, no locks
- * (the lock records are allocated at the thread's first transaction). */
+ * (the lock records exist from the thread's taking of its descriptor). */
 static inline void tm_eager_attempt_start(tm_tx *tx)
 {
     tm_orec_begin(tx);

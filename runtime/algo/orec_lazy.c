@@ -55,7 +55,7 @@ static void orec_begin(tm_tx *tx)
 {
     tm_orec_begin(tx);
     tm_dead_begin(tx);
-    /* Allocated at the thread's first transaction, not in the middle of a commit. */
+    /* The records exist from the thread's taking of its descriptor (orec_locks.c: tm_locks_init). */
     tm_locks_reserve(tx, 1)->n = 0;
 }
 

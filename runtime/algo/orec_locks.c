@@ -29,7 +29,10 @@ tm_locks *tm_locks_grow(tm_tx *tx, size_t want)
     size_t size = sizeof *l + cap * sizeof l->rec[0];
     /* A growth happens before the lock it makes room for is taken (orec_eager's write,
      * orec_lazy's commit) and leaves the records as they were when it fails: it is a log's
-     * (tm_log_grow). The first block, at the thread's first begin, is not. */
+     * (tm_log_grow). The first block is made when the thread takes its descriptor
+     * (tm_locks_init), outside any transaction: adaptive may first run an orec mode in the
+     * middle of a thread's life, and a begin has no state a failed allocation could fall back
+     * on. */
     if (!l) {
         l = tm_xrealloc(NULL, size, "orec lock records");
         *l = (tm_locks){0};
@@ -44,6 +47,12 @@ tm_locks *tm_locks_grow(tm_tx *tx, size_t want)
     l->cap = cap;
     tx->algo_state = l;
     return l;
+}
+
+void tm_locks_init(tm_tx *tx)
+{
+    if (!tx->algo_state)
+        tm_locks_grow(tx, 1);
 }
 
 /* Frees the thread's lock records (the descriptor goes back to the pool, holding no lock): after

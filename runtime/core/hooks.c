@@ -61,6 +61,7 @@ tm_hooks_t tm_hooks = {
     .ext_fork_child = tm_hook_nop_tx,
     .algos = tm_hook_no_algos,
     .adaptive_modes = {NULL},
+    .algo_state_init = tm_hook_nop_tx,
     .algo_state_free = tm_hook_nop_tx,
     .eh_rollback = tm_hook_nop_eh,
 };

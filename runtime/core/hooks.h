@@ -94,6 +94,9 @@ typedef struct tm_hooks {
     /* The speculative algorithm of each of adaptive's modes (TM_CM_GLWT...; NULL for the
      * serial ones), which an attempt in that mode runs (cm.c: tm_cm_disp). */
     const tm_dispatch *adaptive_modes[TM_CM_N_MODES];
+    /* A thread takes a descriptor (thread.c: tm_tx_create, outside any transaction): allocate
+     * tm_tx.algo_state, so that no transaction's begin has to. */
+    void (*algo_state_init)(tm_tx *tx);
     /* A descriptor goes back to the pool: free tm_tx.algo_state (thread.c: tm_tx_scrub). */
     void (*algo_state_free)(tm_tx *tx);
 

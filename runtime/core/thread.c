@@ -168,6 +168,7 @@ tm_tx *tm_tx_create(void)
     tx->rng = (uint64_t)(uintptr_t)tx * 0x9E3779B97F4A7C15ull | 1;
     /* No ids yet (id_next == id_end): the first begin takes the general path (see scrub). */
     tm_stack_bounds(tx);
+    tm_hooks.algo_state_init(tx);
     tm_cur_set(tx);
     pthread_setspecific(tm_tx_key, tx);
     tm_bias_thread_joined(tx);

@@ -12,7 +12,13 @@
  *     what it wrote, and every block its thread allocated is freed once the program freed its
  *     objects and the thread exited (the runtime's logs go with the thread);
  *  3. a transaction that can cancel cannot run without its undo log: when the log cannot
- *     grow the process stops with a message naming the log (SIGABRT), checked in a child.
+ *     grow the process stops with a message naming the log (SIGABRT), checked in a child;
+ *  4. a thread whose every allocation fails from its second transaction on goes on
+ *     transacting, against another thread on the same words, for SHARED_MS: adaptive changes
+ *     modes meanwhile (all of them under TMKIT_ADAPTIVE_MODES=all), and a mode the thread has
+ *     not run before needs no allocation at its begin (the orec lock records once did: a
+ *     fresh-clone make test stopped on "out of memory growing the orec lock records").
+ *     Every increment of both threads lands exactly once.
  * Prints one line of figures per part (tests/fault/CMakeLists.txt; bench/results/fault/). */
 #include "fault_inject.h"
 #include "harness.h"
@@ -20,13 +26,14 @@
 #include <sys/wait.h>
 #include <tmkit.h>
 
-enum { WORDS = 4096, OBJS = 40, SWEEP_MAX = 96 };
+enum { WORDS = 4096, OBJS = 40, SWEEP_MAX = 96, SHARED = 8, SHARED_MS = 400 };
 
 static long arr[WORDS];      /* every committed big transaction adds 1 to each word */
 static void *objs[OBJS];     /* the big transaction's allocations (written in it) */
 static long attempts;        /* attempts of the big transaction (pure: never rolled back) */
 static long bg_count;        /* the trial threads' warm-ups and part 1 */
 static long bg_own[64 * 8];  /* each helper's transactions, a cache line each (no conflicts) */
+static long shared[SHARED];  /* part 4: both threads add 1 to every word in each transaction */
 static volatile int stop;
 int never_cancel;            /* never set: GCC must assume it may be */
 
@@ -109,6 +116,47 @@ static void part_null(void)
     printf("fault_malloc: tx malloc NULL=%d strdup NULL=%d\n", p == NULL, s == NULL);
 }
 
+/* Part 4: `arg` non-null arms the thread after its first transaction; returns its commits. */
+static void *shared_thread(void *arg)
+{
+    __transaction_atomic { shared[0] += 0; } /* the descriptor and its first state, unarmed */
+    long failed0 = fault_failed();
+    if (arg)
+        fault_arm(1, 1);
+    long n = 0;
+    double end = th_now() + SHARED_MS / 1000.0;
+    while (th_now() < end) {
+        for (int k = 0; k < 64; k++) {
+            __transaction_atomic {
+                for (int i = 0; i < SHARED; i++)
+                    shared[i] += 1;
+            }
+        }
+        n += 64;
+    }
+    if (arg) {
+        fault_disarm();
+        *(long *)arg = fault_failed() - failed0;
+    }
+    return (void *)n;
+}
+
+static void part_shared(void)
+{
+    long failed = 0;
+    pthread_t a, b;
+    void *na, *nb;
+    CHECK(pthread_create(&a, NULL, shared_thread, &failed) == 0);
+    CHECK(pthread_create(&b, NULL, shared_thread, NULL) == 0);
+    CHECK(pthread_join(a, &na) == 0);
+    CHECK(pthread_join(b, &nb) == 0);
+    for (int i = 0; i < SHARED; i++)
+        CHECK_EQ(shared[i], (long)na + (long)nb);
+    printf("fault_malloc: every allocation failing in one of two threads: %ld + %ld commits, "
+           "%ld failed calls\n",
+           (long)na, (long)nb, failed);
+}
+
 /* Part 3, in a child: a cancellable transaction whose undo log cannot grow stops the process
  * with the runtime's message. */
 static void part_cancellable(void)
@@ -159,6 +207,7 @@ int main(void)
     th_check_runtime();
     part_cancellable();
     part_null();
+    part_shared();
 
     int nh = th_threads() - 1;
     if (nh < 1)

@@ -114,10 +114,12 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 pr, c = p["adaptive_probes"], p["adaptive_cycles_per_commit"]
 assert [m for m in p["adaptive_modes"] if m != "htm"] == ["gl_wt", "serial", "orec_eager", "norec", "orec_lazy"], p
-# every mode in the set but the one it started in is probed, and so measured (htm is in the
-# set only where the CPU has RTM; elsewhere it is listed with zeros)
+# the challengers are probed in turn: at least four of them in this run (a sixth, htm, is in
+# the set only where the CPU has RTM, and the run may end before the rotation reaches it), and
+# every mode probed, or started in, is measured (elsewhere htm is listed with zeros)
 inset = set(p["adaptive_modes"])
-assert sum(1 for m in pr if pr[m] >= 1) >= 4 and all(c[m] > 0 for m in c if m in inset), (pr, c)
+assert sum(1 for m in pr if pr[m] >= 1) >= 4, (pr, c)
+assert all(c[m] > 0 for m in inset if pr[m] >= 1 or m == p["adaptive_modes"][0]), (pr, c)
 assert all(pr[m] == c[m] == 0 for m in c if m not in inset), (pr, c)
 PY
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS=$d/adaptive2.json "$PROG" 100000 2
