@@ -50,6 +50,9 @@ TM_INL_IS(undo.count, TM_INL_TX_UNDO_COUNT);
 TM_INL_IS(algo_state, TM_INL_TX_ALGO_STATE);
 #undef TM_INL_IS
 _Static_assert(sizeof(((tm_tx *)0)->mode) == 1, "TM_INL_TX_MODE is one byte");
+_Static_assert(TM_INL_MODE_DIRECT == TM_MODE_DIRECT && TM_INL_MODE_SERIAL_UNDO == TM_MODE_SERIAL_UNDO &&
+               TM_MODE_DIRECT < TM_MODE_SERIAL_UNDO && TM_MODE_SERIAL_UNDO < TM_MODE_NOREC &&
+               TM_MODE_SERIAL_UNDO < TM_MODE_GLWT, "inline_layout.h: exclusive modes lowest");
 _Static_assert(TM_INL_MODE_GLWT == TM_MODE_GLWT && TM_INL_MODE_OREC_EAGER == TM_MODE_OREC_EAGER &&
                TM_INL_MODE_OREC_RO == TM_MODE_OREC_RO, "inline_layout.h: modes");
 _Static_assert(TM_INL_OREC_BITS == TM_OREC_BITS && TM_INL_OREC_SLOT_BITS == TM_OREC_SLOT_BITS &&

@@ -42,7 +42,10 @@
 #define TM_INL_LOCKREC_SIZE 24
 #define TM_INL_LOCKREC_OREC 16
 
-/* enum tm_mode values inlined code tests */
+/* enum tm_mode values inlined code tests (the two exclusive modes, direct and serial_undo,
+ * are the lowest: a read tests mode <= TM_INL_MODE_SERIAL_UNDO) */
+#define TM_INL_MODE_DIRECT 0
+#define TM_INL_MODE_SERIAL_UNDO 1
 #define TM_INL_MODE_GLWT 3
 #define TM_INL_MODE_OREC_EAGER 5
 #define TM_INL_MODE_OREC_RO 6

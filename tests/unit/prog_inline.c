@@ -2,7 +2,9 @@
  * Threads move units between accounts whose fields are 8, 4, 2 and 1 bytes wide, through a
  * transaction_safe function (its clone) and in the transaction itself, while read-only audits
  * check that every field's sum (mod its width) never changes; a misaligned 8-byte field in a
- * packed array takes the barrier call. Every thread's moves and audits must add up at the end.
+ * packed array takes the barrier call. The moves may cancel (never_cancel is never set), so
+ * they run their instrumented path even in the exclusive modes (serial_undo). Every thread's
+ * moves and audits must add up at the end.
  * Prints whether the runtime's inline data resolved (tmkit: yes; GCC's libitm: no). */
 #include <pthread.h>
 #include <stdint.h>
@@ -24,6 +26,7 @@ static struct __attribute__((packed)) {
 } packed[4];
 static long audits_failed, moves_done;
 static long iters = 20000;
+int never_cancel; /* never set: GCC must assume it may be */
 
 /* The runtime's inline data, as the plugin's code finds it. */
 extern const char tmkit_inline_v1[] __attribute__((weak));
@@ -69,6 +72,8 @@ static void *worker(void *arg)
             acct[x].d -= 7;
             acct[y].d += 7;
             packed[x & 3].v += 1;
+            if (never_cancel)
+                __transaction_cancel;
         }
         if (i % 64 == 0 && !audit())
             failed++;

@@ -5,7 +5,9 @@
 # - It runs under every tmkit algorithm at 2 and 8 threads (4x the cores) with its invariants
 #   holding, and on GCC's libitm under its three methods, where the inline data never resolves.
 # - In the modes it inlines (gl_wt, orec_eager) a 1-thread run makes far fewer 8-byte read
-#   calls than the plain build (counted by a preloaded shim, prog_inline_count.c).
+#   calls than the plain build (counted by a preloaded shim, prog_inline_count.c); in the
+#   exclusive ones (serialirr's serial_undo, where the cancellable moves run instrumented, and
+#   the default's single thread) none, and only the misaligned field's writes.
 # - `tmkit check` takes the fast paths' plain accesses for what they are, and still reports an
 #   inlined fill in a plugin build.
 # - An unknown plugin option is an error naming it.
@@ -71,6 +73,26 @@ for algo in gl_wt orec_eager; do
     [ "$algo" = orec_eager ] && div=2
     [ $((reads_inl * div)) -le "$reads_plain" ] ||
         fail "$algo: the plugin build made $reads_inl of the plain build's $reads_plain read calls"
+done
+
+# The exclusive modes: reads are plain loads at any alignment, aligned writes an undo record
+# and the store; only the packed field's write (one per move) takes the call, and the writes
+# that find the undo log full (its first growth).
+for algo in serialirr adaptive; do
+    for b in plain inl; do
+        out=$(TMKIT_ALGO=$algo TEST_THREADS=1 TEST_ITERS=2000 LD_LIBRARY_PATH=$BUILD/lib \
+              LD_PRELOAD=$d/count.so "$d/$b" 2>&1) || fail "$algo $b counted: $out"
+        r=$(echo "$out" | sed -n 's/^barrier_calls reads=\([0-9]*\) writes=\([0-9]*\)$/\1/p')
+        w=$(echo "$out" | sed -n 's/^barrier_calls reads=\([0-9]*\) writes=\([0-9]*\)$/\2/p')
+        [ -n "$r" ] && [ -n "$w" ] || fail "$algo $b: no count: $out"
+        eval "reads_$b=$r writes_$b=$w"
+    done
+    echo "$algo, 1 thread: 8-byte calls plain $reads_plain reads $writes_plain writes, plugin $reads_inl and $writes_inl"
+    [ "$reads_plain" -ge 5000 ] && [ "$writes_plain" -ge 5000 ] ||
+        fail "$algo: the plain build made only $reads_plain reads and $writes_plain writes"
+    [ "$reads_inl" -eq 0 ] || fail "$algo: the plugin build made $reads_inl read calls"
+    [ "$writes_inl" -le 2016 ] ||
+        fail "$algo: the plugin build made $writes_inl write calls (the packed field's: 2000)"
 done
 
 # tmkit check: the plugin's plain accesses to a clone's globals are its fast paths, not a redo-log

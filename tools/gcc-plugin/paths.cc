@@ -1,7 +1,8 @@
 /* The inline fast paths: GIMPLE copies of the runtime's own barrier fast paths for naturally
  * aligned accesses of 1, 2, 4 and 8 bytes in the modes the default runs instrumented (gl_wt,
- * orec_eager and its unlogged read-only attempts): runtime/abi/barrier_defs.h, algo/fast.h,
- * algo/orec.h. Each step that the runtime's fast path would leave for its general path leaves
+ * orec_eager and its unlogged read-only attempts) and in the exclusive modes (direct and
+ * serial_undo, where a transaction that may cancel runs its instrumented path alone):
+ * runtime/abi/barrier_defs.h, algo/fast.h, algo/orec.h, core/serial_modes.c. Each step that the runtime's fast path would leave for its general path leaves
  * here for the original call, which then does everything (and may restart the transaction), so
  * the inlined code never decides anything the runtime's own barrier would not.
  *
@@ -200,9 +201,15 @@ void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<ed
     basic_block glwt = tmi_new_block(e), eager = tmi_new_block(e), ro = tmi_new_block(e);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), glwt);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_RO), ro);
-    tmi_if(e, EQ_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_EAGER),
+    tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_EAGER),
+           eager);
+    /* the exclusive modes (direct, serial_undo): a plain load at any alignment, as the
+     * runtime's TM_READ_SMALL */
+    tmi_if(e, LE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_SERIAL_UNDO),
            e->slow);
-    tmi_goto(e, eager);
+    tree plain = tmi_load(e, type, addr, 0, 1);
+    ends->safe_push(tmi_finish(e));
+    vals->safe_push(plain);
     tmi_continue(e, glwt);
     read_glwt(e, tx, abi, addr, type, ends, vals);
     tmi_continue(e, ro);
@@ -251,16 +258,18 @@ void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<ed
     tree a64 = addr_word(e, addr);
     require_aligned(e, known, a64, size);
     tree mode = tmi_load(e, unsigned_char_type_node, tx, TM_INL_TX_MODE, 1);
-    basic_block glwt = tmi_new_block(e);
+    basic_block glwt = tmi_new_block(e), own = tmi_new_block(e), direct = tmi_new_block(e);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), glwt);
+    tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_SERIAL_UNDO),
+           own);
+    tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_DIRECT), direct);
     tmi_if(e, EQ_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_EAGER),
            e->slow);
     tree o = orec_of(e, abi, a64);
     tree cur = tmi_load(e, tmi_u64(), o, 0, 8);
     tree mine = tmi_op(e, BIT_IOR_EXPR, tmi_u64(), tx_word,
                        tmi_cst(tmi_u64(), 1ull << TM_INL_OREC_LOCK_BIT));
-    /* both modes end in one block: the undo record and the store */
-    basic_block own = tmi_new_block(e);
+    /* orec_eager, gl_wt and serial_undo end in one block: the undo record and the store */
     tmi_if(e, NE_EXPR, cur, mine, own);
     lock_orec(e, tx, o, cur, mine);
     tmi_goto(e, own);
@@ -269,6 +278,10 @@ void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<ed
     tree owned = tmi_load(e, tmi_u64(), tx, TM_INL_TX_OWNED, 8);
     tmi_if(e, NE_EXPR, owned, tmi_cst(tmi_u64(), 0), e->slow);
     tmi_goto(e, own);
+
+    tmi_continue(e, direct); /* serial-irrevocable: the store alone */
+    tmi_store(e, TREE_TYPE(val), addr, 0, val);
+    ends->safe_push(tmi_finish(e));
 
     tmi_continue(e, own);
     undo_push(e, tx, addr, a64, size);
