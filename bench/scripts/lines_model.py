@@ -4,8 +4,11 @@
 median_ops_per_s, as in a `tmkit bench` results.csv) and the hand-off cost H (ns, from
 build/bin/linecost on a quiet machine).
 
-usage: bench/scripts/lines_model.py DIR H_NS [BENCH_CSV] > DIR/summary.md
+usage: bench/scripts/lines_model.py DIR H_NS [BENCH_CSV] [--inline] > DIR/summary.md
   BENCH_CSV defaults to DIR/bench-medians.csv; a `tmkit bench` results.csv works as well.
+  --inline: BENCH_CSV is a `tmkit bench --with-plugin` run; each algorithm's times are those of
+  its configuration built with tmkit's GCC plugin (tmkit-ALGO+inl) where it has one. The line
+  counts are the same (the plugin's fast paths write the lines the runtime's do); t1 changes.
 
 Per cell (case, algorithm, threads) the counting run gives, per committed transaction, the
 distinct shared lines written by kind (runtime/core/lines.h) and the other descriptors' lines
@@ -95,12 +98,20 @@ def load_times(path):
     return {k: statistics.median(v) for k, v in runs.items()}
 
 
-def load_all_run(path):
+def load_all_run(path, inline=False):
     """Median ops/s of a make bench run (for bench/results/lines: 80aaab4, the counted runtime,
-    on a quieter machine): {(case, algo, threads): ops/s}, algo without the `tmkit-` prefix."""
+    on a quieter machine): {(case, algo, threads): ops/s}, algo without the `tmkit-` prefix.
+    inline: an algorithm's `+inl` configuration (the plugin's build) stands for the algorithm;
+    the others are left out."""
     out = {}
-    for r in csv.DictReader(open(path)):
-        algo = r["config"][6:] if r["config"].startswith("tmkit-") else r["config"]
+    rows = list(csv.DictReader(open(path)))
+    for r in sorted(rows, key=lambda r: r["config"].endswith("+inl")):
+        cfg = r["config"]
+        if cfg.endswith("+inl"):
+            if not inline:
+                continue
+            cfg = cfg[:-4]
+        algo = cfg[6:] if cfg.startswith("tmkit-") else cfg
         out[(r["case"], algo, int(r["threads"]))] = float(r["median_ops_per_s"])
     return out
 
@@ -165,13 +176,16 @@ def fmt(x):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
-        sys.exit(__doc__.split("\n\n")[0] + "\n\nusage: lines_model.py DIR H_NS [BENCH_CSV]")
-    d, H = sys.argv[1], float(sys.argv[2])
-    bench = sys.argv[3] if len(sys.argv) > 3 else os.path.join(d, "bench-medians.csv")
+    args = [a for a in sys.argv[1:] if a != "--inline"]
+    inline = len(args) < len(sys.argv) - 1
+    if len(args) not in (2, 3) or any(a.startswith("-") for a in args):
+        sys.exit(__doc__.split("\n\n")[0] +
+                 "\n\nusage: lines_model.py DIR H_NS [BENCH_CSV] [--inline]")
+    d, H = args[0], float(args[1])
+    bench = args[2] if len(args) > 2 else os.path.join(d, "bench-medians.csv")
     counts = load_counts(d + "/counts.txt")
     times = load_times(d + "/times.txt")
-    quiet = load_all_run(bench)
+    quiet = load_all_run(bench, inline)
     cases = list(dict.fromkeys(k[0] for k in counts))
     algos = list(dict.fromkeys(k[1] for k in counts))
     print("## Shared lines per committed transaction (counting build, 0.3 s runs)\n")
