@@ -229,7 +229,7 @@ TM_HTM_TEXT __attribute__((target("rtm"))) uint32_t tm_begin_htm(uint32_t prop, 
     /* Fell back because other threads kept the lock (64 waits) or adaptive left the mode: this
      * attempt takes the lock, and the site's back-off stays as it was before the try. */
     if (!own) {
-        if (site && backoff && site->skip_next != backoff) {
+        if (site && backoff) { /* the try lowered it (above) */
             tx->htm_backoffs += site->skip_next == 0;
             site->skip_next = (uint16_t)backoff;
         }
