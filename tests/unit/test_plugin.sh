@@ -56,14 +56,21 @@ for m in serialirr gl_wt ml_wt; do
     echo "$out" | grep -q "inline_data=no ok=1" || fail "libitm $m: $out"
 done
 
-for algo in gl_wt orec_eager; do
+# counted ALGO: one 1-thread run of each build under the counting shim; sets reads_plain,
+# writes_plain, reads_inl and writes_inl (8-byte barrier calls).
+counted() {
     for b in plain inl; do
-        out=$(TMKIT_ALGO=$algo TEST_THREADS=1 TEST_ITERS=2000 LD_LIBRARY_PATH=$BUILD/lib \
-              LD_PRELOAD=$d/count.so "$d/$b" 2>&1) || fail "$algo $b counted: $out"
-        n=$(echo "$out" | sed -n 's/^barrier_calls reads=\([0-9]*\) .*/\1/p')
-        [ -n "$n" ] || fail "$algo $b: no count: $out"
-        eval "reads_$b=$n"
+        out=$(TMKIT_ALGO=$1 TEST_THREADS=1 TEST_ITERS=2000 LD_LIBRARY_PATH=$BUILD/lib \
+              LD_PRELOAD=$d/count.so "$d/$b" 2>&1) || fail "$1 $b counted: $out"
+        r=$(echo "$out" | sed -n 's/^barrier_calls reads=\([0-9]*\) writes=\([0-9]*\)$/\1/p')
+        w=$(echo "$out" | sed -n 's/^barrier_calls reads=\([0-9]*\) writes=\([0-9]*\)$/\2/p')
+        [ -n "$r" ] && [ -n "$w" ] || fail "$1 $b: no count: $out"
+        eval "reads_$b=$r writes_$b=$w"
     done
+}
+
+for algo in gl_wt orec_eager; do
+    counted $algo
     echo "$algo: 8-byte read calls plain $reads_plain, plugin $reads_inl"
     [ "$reads_plain" -ge 5000 ] || fail "$algo: the plain build made only $reads_plain read calls"
     # gl_wt's read fails only when the clock moves: never at one thread. orec_eager's also
@@ -79,14 +86,7 @@ done
 # and the store; only the packed field's write (one per move) takes the call, and the writes
 # that find the undo log full (its first growth).
 for algo in serialirr adaptive; do
-    for b in plain inl; do
-        out=$(TMKIT_ALGO=$algo TEST_THREADS=1 TEST_ITERS=2000 LD_LIBRARY_PATH=$BUILD/lib \
-              LD_PRELOAD=$d/count.so "$d/$b" 2>&1) || fail "$algo $b counted: $out"
-        r=$(echo "$out" | sed -n 's/^barrier_calls reads=\([0-9]*\) writes=\([0-9]*\)$/\1/p')
-        w=$(echo "$out" | sed -n 's/^barrier_calls reads=\([0-9]*\) writes=\([0-9]*\)$/\2/p')
-        [ -n "$r" ] && [ -n "$w" ] || fail "$algo $b: no count: $out"
-        eval "reads_$b=$r writes_$b=$w"
-    done
+    counted $algo
     echo "$algo, 1 thread: 8-byte calls plain $reads_plain reads $writes_plain writes, plugin $reads_inl and $writes_inl"
     [ "$reads_plain" -ge 5000 ] && [ "$writes_plain" -ge 5000 ] ||
         fail "$algo: the plain build made only $reads_plain reads and $writes_plain writes"
