@@ -108,7 +108,13 @@ PY
 "$ROOT/bin/tmkit" report "$d/adaptive6.json" | grep -q "adaptive epochs: gl_wt [0-9]*, serial [0-9]*, orec_eager [0-9]*, norec 0, orec_lazy 0, htm [0-9]*; probes: gl_wt [0-9]*, serial [0-9]*, orec_eager [1-9][0-9]*, norec 0, orec_lazy 0, htm [0-9]*" ||
     fail "tmkit report does not show the adaptive epochs: $("$ROOT/bin/tmkit" report "$d/adaptive6.json" | head -3)"
 # TMKIT_ADAPTIVE_MODES=all: the redo-log modes too, and orec_lazy with the orec_eager at 4+.
-expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_ADAPTIVE_MODES=all TMKIT_STATS=$d/adaptive6all.json "$PROG" 400000 6
+# The rotation's back-off doubles (2, 4, 8, ... epochs), so four probes need some 30 epochs
+# (~1.5 ms each); under load 400,000 transactions once ran 8. The run is repeated longer until
+# it lasts 60 epochs (2M transactions: 90-270 epochs with 4 busy loops beside it).
+for n in 2000000 8000000; do
+    expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_ADAPTIVE_MODES=all TMKIT_STATS=$d/adaptive6all.json "$PROG" $n 6
+    python3 -c 'import json, sys; sys.exit(sum(json.load(open(sys.argv[1]))["adaptive_epochs"].values()) < 60)' "$d/adaptive6all.json" && break
+done
 python3 - "$d/adaptive6all.json" <<'PY' || fail "adaptive (all modes): $(head -c 600 "$d/adaptive6all.json")"
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -118,6 +124,7 @@ assert [m for m in p["adaptive_modes"] if m != "htm"] == ["gl_wt", "serial", "or
 # the set only where the CPU has RTM, and the run may end before the rotation reaches it), and
 # every mode probed, or started in, is measured (elsewhere htm is listed with zeros)
 inset = set(p["adaptive_modes"])
+assert sum(p["adaptive_epochs"].values()) >= 60, ("too few epochs to judge", p["adaptive_epochs"])
 assert sum(1 for m in pr if pr[m] >= 1) >= 4, (pr, c)
 assert all(c[m] > 0 for m in inset if pr[m] >= 1 or m == p["adaptive_modes"][0]), (pr, c)
 assert all(pr[m] == c[m] == 0 for m in c if m not in inset), (pr, c)
