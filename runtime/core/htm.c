@@ -243,8 +243,8 @@ tm_begin_htm_rest(uint32_t prop, tm_tx *tx, bool tried, unsigned st0, uint32_t u
          * 0.6 s at 1 thread. A holder's section can also be over by the time the abort is
          * seen (ssca2's is a few stores): the unlock count tells that it was taken since the
          * try began. Without it, such aborts counted as the site's own sent ssca2's site to
-         * its longest back-offs, and then both threads to the lock: 1.2-5.5 million of the
-         * 5.6 million on the lock, 1.9-3.3 s at 2 threads against 1.05-1.10 s with it.
+         * its longest back-offs, and then both threads to the lock: 1.0-5.1 million of the
+         * 5.6 million on the lock, 1.3-3.4 s at 2 threads against 1.05-1.10 s with it.
          * (A simulated conflict is the script's, not the lock's.) */
         if (((st & _XABORT_EXPLICIT) && _XABORT_CODE(st) == TM_HTM_LOCKED) ||
             ((st & _XABORT_CONFLICT) && !simulated &&
