@@ -2,53 +2,23 @@
  * aligned accesses of 1, 2, 4 and 8 bytes in the modes the default runs instrumented (gl_wt,
  * orec_eager and its unlogged read-only attempts) and in the exclusive modes (direct and
  * serial_undo, where a transaction that may cancel runs its instrumented path alone):
- * runtime/abi/barrier_defs.h, algo/fast.h, algo/orec.h, core/serial_modes.c. Each step that the runtime's fast path would leave for its general path leaves
- * here for the original call, which then does everything (and may restart the transaction), so
- * the inlined code never decides anything the runtime's own barrier would not.
+ * runtime/abi/barrier_defs.h, algo/fast.h, algo/orec.h, core/serial_modes.c. Each step that the
+ * runtime's fast path would leave for its general path leaves here for the original call, which
+ * then does everything (and may restart the transaction), so the inlined code never decides
+ * anything the runtime's own barrier would not.
  *
- * Before any of it, two tests keep the code correct on every runtime: the weak reference to
- * the runtime's inline data (core/inline_layout.h) is resolved (GCC's libitm, or a tmkit with
- * another layout, leaves it 0), and the thread has a descriptor. Memory orders are those of the
- * runtime's fast paths, each named where it is emitted; on x86-64 they cost no instruction. */
+ * What a path reads of the runtime's per-attempt words (the mode, the snapshot, the bounds, the
+ * clock's and the orec table's addresses) comes from tmi_field (cache.cc): names the whole
+ * function shares, loaded after each call, or, where a function cannot share them, loads each
+ * path makes after its own two tests. Either way the words are read only where the weak
+ * reference to the runtime's inline data (core/inline_layout.h) resolved (GCC's libitm, or a
+ * tmkit with another layout, leaves it 0) and the thread has a descriptor; elsewhere the mode
+ * matches no path and every access takes its call. Memory orders are those of the runtime's
+ * fast paths, each named where it is emitted; on x86-64 they cost no instruction. */
 #include "paths.h"
 
 #include "../../runtime/core/inline_layout.h"
-
-static GTY(()) tree tmi_abi_decl;
-
-/* ggc root for tmi_abi_decl (plugin.cc registers it). */
-const struct ggc_root_tab tmi_roots[] = {
-    {&tmi_abi_decl, 1, sizeof(tmi_abi_decl), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
-    LAST_GGC_ROOT_TAB,
-};
-
-/* extern const unsigned long long tmkit_inline_v1[8] __attribute__((weak)); */
-static tree abi_decl(void)
-{
-    if (!tmi_abi_decl) {
-        tree type = build_array_type_nelts(tmi_u64(), TM_INL_SIZE / 8);
-        tree d = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier(TM_INLINE_SYMBOL), type);
-        TREE_PUBLIC(d) = 1;
-        DECL_EXTERNAL(d) = 1;
-        DECL_ARTIFICIAL(d) = 1;
-        TREE_USED(d) = 1;
-        declare_weak(d);
-        varpool_node::get_create(d);
-        tmi_abi_decl = d;
-    }
-    return tmi_abi_decl;
-}
-
-/* The checks every path starts with; returns the descriptor (as a pointer) and the inline data's
- * address, and leaves e in the block where both are known good. */
-static void prologue(tmi_emit *e, tree *tx, tree *tx_word, tree *abi)
-{
-    *abi = tmi_value(e, build_fold_addr_expr(abi_decl()));
-    tmi_if(e, NE_EXPR, *abi, build_int_cst(TREE_TYPE(*abi), 0), e->slow);
-    *tx_word = tmi_tcb_load(e, TM_INL_TCB_WORD);
-    tmi_if(e, NE_EXPR, *tx_word, tmi_cst(tmi_u64(), 0), e->slow);
-    *tx = tmi_op(e, NOP_EXPR, ptr_type_node, *tx_word);
-}
+#include "cache.h"
 
 /* The address as an SSA name: a MEM_REF's base may be a name or the address of a declaration,
  * not the address of a component (&s.f, &a[3]), which the call's argument may be. */
@@ -58,6 +28,14 @@ static tree as_name(tmi_emit *e, tree addr)
 }
 
 static tree addr_word(tmi_emit *e, tree addr) { return tmi_op(e, NOP_EXPR, tmi_u64(), addr); }
+
+/* An orec we hold: our descriptor's address with the lock bit (orec.h: tm_orec_lock_of). */
+static tree locked_by_us(tmi_emit *e, const tmi_view *v)
+{
+    tree word = tmi_op(e, NOP_EXPR, tmi_u64(), tmi_field(e, v, TMI_TX));
+    tree bit = tmi_cst(tmi_u64(), 1ull << TM_INL_OREC_LOCK_BIT);
+    return tmi_op(e, BIT_IOR_EXPR, tmi_u64(), word, bit);
+}
 
 /* if ((addr & (size - 1)) != 0) take the call; nothing when GCC knows the address aligned
  * (`known`: what get_pointer_alignment said of the call's argument). */
@@ -70,9 +48,9 @@ static void require_aligned(tmi_emit *e, bool known, tree a64, unsigned size)
 }
 
 /* &orecs[((addr >> 3) & (2^bits - 1)) * 2] (algo/orec.h: tm_orec_of) */
-static tree orec_of(tmi_emit *e, tree abi, tree a64)
+static tree orec_of(tmi_emit *e, const tmi_view *v, tree a64)
 {
-    tree orecs = tmi_load(e, ptr_type_node, abi, TM_INL_ORECS, 8);
+    tree orecs = tmi_field(e, v, TMI_ORECS);
     tree w = tmi_op(e, RSHIFT_EXPR, tmi_u64(), a64, build_int_cst(integer_type_node, 3));
     tree i = tmi_op(e, BIT_AND_EXPR, tmi_u64(), w,
                     tmi_cst(tmi_u64(), (1ull << TM_INL_OREC_BITS) - 1));
@@ -82,19 +60,19 @@ static tree orec_of(tmi_emit *e, tree abi, tree a64)
 }
 
 /* if ((cur & (LOCK | slot mask)) != tx->orec_slot) take the call (orec.h: tm_eager_slot_ok) */
-static void require_own_slot(tmi_emit *e, tree tx, tree cur)
+static void require_own_slot(tmi_emit *e, const tmi_view *v, tree cur)
 {
     unsigned HOST_WIDE_INT m = (1ull << TM_INL_OREC_LOCK_BIT) | ((1ull << TM_INL_OREC_SLOT_BITS) - 1);
     tree masked = tmi_op(e, BIT_AND_EXPR, tmi_u64(), cur, tmi_cst(tmi_u64(), m));
-    tree slot = tmi_load(e, tmi_u64(), tx, TM_INL_TX_OREC_SLOT, 8);
+    tree slot = tmi_field(e, v, TMI_SLOT);
     tmi_if(e, EQ_EXPR, masked, slot, e->slow);
 }
 
 /* if (!(o's readers' word & tx->obit)) take the call: relaxed, as in tm_eager_marked. */
-static void require_marked(tmi_emit *e, tree tx, tree o)
+static void require_marked(tmi_emit *e, const tmi_view *v, tree o)
 {
     tree readers = tmi_load(e, tmi_u64(), o, 8, 8);
-    tree obit = tmi_load(e, tmi_u64(), tx, TM_INL_TX_OBIT, 8);
+    tree obit = tmi_field(e, v, TMI_OBIT);
     tree both = tmi_op(e, BIT_AND_EXPR, tmi_u64(), readers, obit);
     tmi_if(e, NE_EXPR, both, tmi_cst(tmi_u64(), 0), e->slow);
 }
@@ -102,33 +80,33 @@ static void require_marked(tmi_emit *e, tree tx, tree o)
 /* gl_wt (fast.h: tm_gl_read_fast): the value at any alignment, an acquire fence (the load before
  * the clock check; pairs with gl_write's release fence), then the clock must still be the
  * snapshot. */
-static void read_glwt(tmi_emit *e, tree tx, tree abi, tree addr, tree type, auto_vec<edge> *ends,
+static void read_glwt(tmi_emit *e, const tmi_view *v, tree addr, tree type, auto_vec<edge> *ends,
                       auto_vec<tree> *vals)
 {
-    tree v = tmi_load(e, type, addr, 0, 1);
+    tree val = tmi_load(e, type, addr, 0, 1);
     tmi_fence(e, MEMMODEL_ACQUIRE);
-    tree clock = tmi_load(e, ptr_type_node, abi, TM_INL_GL_CLOCK, 8);
+    tree clock = tmi_field(e, v, TMI_CLOCK);
     tree now = tmi_load(e, tmi_u64(), clock, 0, 8);
-    tree snap = tmi_load(e, tmi_u64(), tx, TM_INL_TX_SNAPSHOT, 8);
+    tree snap = tmi_field(e, v, TMI_SNAPSHOT);
     tmi_if(e, EQ_EXPR, now, snap, e->slow);
     ends->safe_push(tmi_finish(e));
-    vals->safe_push(v);
+    vals->safe_push(val);
 }
 
 /* orec_eager, logged (tm_eager_read_fast) or not (tm_eager_ro_read_fast): the value, an acquire
  * fence (value before orec), the orec with acquire (before the readers' word); the orec no newer
  * than the snapshot, or ours (logged attempts: nothing to log), or released by us; our readers'
  * bit set; then a log entry, or a count. */
-static void read_eager(tmi_emit *e, tree tx, tree tx_word, tree abi, tree addr, bool known,
-                       tree type, unsigned size, bool logged, auto_vec<edge> *ends, auto_vec<tree> *vals)
+static void read_eager(tmi_emit *e, const tmi_view *v, tree addr, bool known, tree type,
+                       unsigned size, bool logged, auto_vec<edge> *ends, auto_vec<tree> *vals)
 {
     tree a64 = addr_word(e, addr);
     require_aligned(e, known, a64, size);
-    tree o = orec_of(e, abi, a64);
-    tree v = tmi_load(e, type, addr, 0, size);
+    tree o = orec_of(e, v, a64);
+    tree val = tmi_load(e, type, addr, 0, size);
     tmi_fence(e, MEMMODEL_ACQUIRE);
     tree cur = tmi_atomic_load8(e, o, MEMMODEL_ACQUIRE);
-    tree bound = tmi_load(e, tmi_u64(), tx, TM_INL_TX_OBOUND, 8);
+    tree bound = tmi_field(e, v, TMI_OBOUND);
     basic_block above = tmi_new_block(e);
     tmi_if(e, LE_EXPR, cur, bound, above);
     basic_block accept = e->cur;
@@ -136,36 +114,36 @@ static void read_eager(tmi_emit *e, tree tx, tree tx_word, tree abi, tree addr, 
     tmi_continue(e, above);
     if (logged) {
         basic_block own = tmi_new_block(e);
-        tree mine = tmi_op(e, BIT_IOR_EXPR, tmi_u64(), tx_word,
-                           tmi_cst(tmi_u64(), 1ull << TM_INL_OREC_LOCK_BIT));
+        tree mine = locked_by_us(e, v);
         tmi_if(e, NE_EXPR, cur, mine, own);
-        require_own_slot(e, tx, cur);
+        require_own_slot(e, v, cur);
         tmi_goto(e, accept);
         tmi_continue(e, own);
         ends->safe_push(tmi_finish(e));
-        vals->safe_push(v);
+        vals->safe_push(val);
     } else {
-        require_own_slot(e, tx, cur);
+        require_own_slot(e, v, cur);
         tmi_goto(e, accept);
     }
 
     tmi_continue(e, accept);
+    tree tx = tmi_field(e, v, TMI_TX);
     if (logged) {
         tree lcur = tmi_load(e, ptr_type_node, tx, TM_INL_TX_OLOG_CUR, 8);
         tree lend = tmi_load(e, ptr_type_node, tx, TM_INL_TX_OLOG_END, 8);
         tmi_if(e, NE_EXPR, lcur, lend, e->slow);
-        require_marked(e, tx, o);
+        require_marked(e, v, o);
         tree next = tmi_op(e, POINTER_PLUS_EXPR, ptr_type_node, lcur, size_int(8));
         tmi_store(e, ptr_type_node, tx, TM_INL_TX_OLOG_CUR, next);
         tmi_store(e, ptr_type_node, lcur, 0, o);
     } else {
-        require_marked(e, tx, o);
+        require_marked(e, v, o);
         tree n = tmi_load(e, tmi_u64(), tx, TM_INL_TX_OLOG_UNLOGGED, 8);
         tree n1 = tmi_op(e, PLUS_EXPR, tmi_u64(), n, tmi_cst(tmi_u64(), 1));
         tmi_store(e, tmi_u64(), tx, TM_INL_TX_OLOG_UNLOGGED, n1);
     }
     ends->safe_push(tmi_finish(e));
-    vals->safe_push(v);
+    vals->safe_push(val);
 }
 
 /* The undo record of the word about to be written (fast.h: tm_undo_push_fast): its old value
@@ -193,11 +171,11 @@ static void undo_push(tmi_emit *e, tree tx, tree addr, tree a64, unsigned size)
 void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<edge> *ends,
                    auto_vec<tree> *vals)
 {
-    tree tx, tx_word, abi;
+    tmi_view v;
     bool known = get_pointer_alignment(addr) >= size * BITS_PER_UNIT;
-    prologue(e, &tx, &tx_word, &abi);
+    tmi_view_start(e, &v);
     addr = as_name(e, addr);
-    tree mode = tmi_load(e, unsigned_char_type_node, tx, TM_INL_TX_MODE, 1);
+    tree mode = tmi_field(e, &v, TMI_MODE);
     basic_block glwt = tmi_new_block(e), eager = tmi_new_block(e), ro = tmi_new_block(e);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), glwt);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_RO), ro);
@@ -211,11 +189,11 @@ void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<ed
     ends->safe_push(tmi_finish(e));
     vals->safe_push(plain);
     tmi_continue(e, glwt);
-    read_glwt(e, tx, abi, addr, type, ends, vals);
+    read_glwt(e, &v, addr, type, ends, vals);
     tmi_continue(e, ro);
-    read_eager(e, tx, tx_word, abi, addr, known, type, size, false, ends, vals);
+    read_eager(e, &v, addr, known, type, size, false, ends, vals);
     tmi_continue(e, eager);
-    read_eager(e, tx, tx_word, abi, addr, known, type, size, true, ends, vals);
+    read_eager(e, &v, addr, known, type, size, true, ends, vals);
 }
 
 /* gl_wt (barrier_defs.h: TM_WRITE_SMALL) while the attempt holds the global lock, and
@@ -227,15 +205,15 @@ void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<ed
  * CAS from the value seen to ours (GCC's __sync CAS: a full barrier, at least the runtime's
  * acquire on success), a release fence (our in-place stores stay after the lock for readers'
  * orec loads), and the record. A lost CAS takes the call, which finds the orec as it is. */
-static void lock_orec(tmi_emit *e, tree tx, tree o, tree cur, tree mine)
+static void lock_orec(tmi_emit *e, const tmi_view *v, tree o, tree cur, tree mine)
 {
-    tree bound = tmi_load(e, tmi_u64(), tx, TM_INL_TX_OBOUND, 8);
+    tree bound = tmi_field(e, v, TMI_OBOUND);
     basic_block lockable = tmi_new_block(e);
     tmi_if(e, GT_EXPR, cur, bound, lockable);
-    require_own_slot(e, tx, cur);
+    require_own_slot(e, v, cur);
     tmi_goto(e, lockable);
     tmi_continue(e, lockable);
-    tree locks = tmi_load(e, ptr_type_node, tx, TM_INL_TX_ALGO_STATE, 8);
+    tree locks = tmi_load(e, ptr_type_node, tmi_field(e, v, TMI_TX), TM_INL_TX_ALGO_STATE, 8);
     tree n = tmi_load(e, tmi_u64(), locks, TM_INL_LOCKS_N, 8);
     tree cap = tmi_load(e, tmi_u64(), locks, TM_INL_LOCKS_CAP, 8);
     tmi_if(e, NE_EXPR, n, cap, e->slow);
@@ -251,13 +229,13 @@ static void lock_orec(tmi_emit *e, tree tx, tree o, tree cur, tree mine)
 
 void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<edge> *ends)
 {
-    tree tx, tx_word, abi;
+    tmi_view v;
     bool known = get_pointer_alignment(addr) >= size * BITS_PER_UNIT;
-    prologue(e, &tx, &tx_word, &abi);
+    tmi_view_start(e, &v);
     addr = as_name(e, addr);
     tree a64 = addr_word(e, addr);
     require_aligned(e, known, a64, size);
-    tree mode = tmi_load(e, unsigned_char_type_node, tx, TM_INL_TX_MODE, 1);
+    tree mode = tmi_field(e, &v, TMI_MODE);
     basic_block glwt = tmi_new_block(e), own = tmi_new_block(e), direct = tmi_new_block(e);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), glwt);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_SERIAL_UNDO),
@@ -265,17 +243,16 @@ void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<ed
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_DIRECT), direct);
     tmi_if(e, EQ_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_EAGER),
            e->slow);
-    tree o = orec_of(e, abi, a64);
+    tree o = orec_of(e, &v, a64);
     tree cur = tmi_load(e, tmi_u64(), o, 0, 8);
-    tree mine = tmi_op(e, BIT_IOR_EXPR, tmi_u64(), tx_word,
-                       tmi_cst(tmi_u64(), 1ull << TM_INL_OREC_LOCK_BIT));
+    tree mine = locked_by_us(e, &v);
     /* orec_eager, gl_wt and serial_undo end in one block: the undo record and the store */
     tmi_if(e, NE_EXPR, cur, mine, own);
-    lock_orec(e, tx, o, cur, mine);
+    lock_orec(e, &v, o, cur, mine);
     tmi_goto(e, own);
 
     tmi_continue(e, glwt);
-    tree owned = tmi_load(e, tmi_u64(), tx, TM_INL_TX_OWNED, 8);
+    tree owned = tmi_field(e, &v, TMI_OWNED);
     tmi_if(e, NE_EXPR, owned, tmi_cst(tmi_u64(), 0), e->slow);
     tmi_goto(e, own);
 
@@ -284,7 +261,7 @@ void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<ed
     ends->safe_push(tmi_finish(e));
 
     tmi_continue(e, own);
-    undo_push(e, tx, addr, a64, size);
+    undo_push(e, tmi_field(e, &v, TMI_TX), addr, a64, size);
     tmi_store(e, TREE_TYPE(val), addr, 0, val);
     ends->safe_push(tmi_finish(e));
 }

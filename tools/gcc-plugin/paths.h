@@ -11,7 +11,4 @@ void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<ed
 /* The same for a write of val (`size` bytes) to addr. */
 void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<edge> *ends);
 
-/* The garbage collector's root for the plugin's one declaration. */
-extern const struct ggc_root_tab tmi_roots[];
-
 #endif

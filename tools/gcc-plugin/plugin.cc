@@ -12,6 +12,7 @@
  * reference to it (core/inline_layout.h) has resolved, which under GCC's libitm it never does.
  * At -O0 nothing is changed. Option: -fplugin-arg-tmkit_inline-report prints, per function, how
  * many calls got a fast path (a note). */
+#include "cache.h"
 #include "paths.h"
 
 #include "plugin-version.h"
@@ -120,17 +121,22 @@ struct tmi_pass : gimple_opt_pass {
         }
         if (calls.is_empty())
             return 0;
-        for (unsigned i = 0; i < calls.length(); i++)
-            rewrite(calls[i], reads[i], sizes[i]);
-        if (tmi_report)
-            inform(DECL_SOURCE_LOCATION(fn->decl), "%<tmkit_inline%>: %u barrier calls in %qD got a fast path",
-                   calls.length(), fn->decl);
         free_dominance_info(CDI_DOMINATORS);
         free_dominance_info(CDI_POST_DOMINATORS);
+        tmi_cache_start(fn);
+        for (unsigned i = 0; i < calls.length(); i++)
+            rewrite(calls[i], reads[i], sizes[i]);
+        unsigned loads = tmi_cache_finish(fn);
+        if (tmi_report)
+            inform(DECL_SOURCE_LOCATION(fn->decl),
+                   "%<tmkit_inline%>: %u barrier calls in %qD got a fast path; the runtime words "
+                   "are loaded in %u places",
+                   calls.length(), fn->decl, loads);
         if (current_loops)
             loops_state_set(LOOPS_NEED_FIXUP);
         mark_virtual_operands_for_renaming(fn);
-        return TODO_update_ssa_only_virtuals | TODO_cleanup_cfg;
+        update_ssa(TODO_update_ssa);
+        return TODO_cleanup_cfg;
     }
 };
 
