@@ -68,34 +68,44 @@ static bool live_out(basic_block bb, const auto_sbitmap &in)
     return false;
 }
 
+/* Loads on each edge out of bb into a block where the words are live. */
+static void on_live_edges(basic_block bb, const auto_sbitmap &in, tmi_reloads *out)
+{
+    edge e;
+    edge_iterator ei;
+    FOR_EACH_EDGE(e, ei, bb->succs)
+    if (!(e->flags & (EDGE_EH | EDGE_ABNORMAL)) && e->dest->index != EXIT_BLOCK &&
+        bitmap_bit_p(in, e->dest->index))
+        out->on_edge.safe_push(e);
+}
+
 /* Walks bb backward from its live-out; with `out`, records the loads it needs. Returns the
- * live-in. */
+ * live-in. A block that starts unknown and uses nothing itself loads on its way out, only
+ * towards the blocks that need the words: the block after a begin tests whether to run the
+ * instrumented code, and the uninstrumented side (the default's biased thread, hardware
+ * transactions) then loads nothing. */
 static bool walk(basic_block bb, const auto_sbitmap &in, hash_set<tree> &names,
                  tmi_reloads *out)
 {
-    bool live = live_out(bb, in);
+    bool live = live_out(bb, in), own = false; /* own: a use in bb, not only beyond it */
     gimple *last = last_stmt(bb);
     for (gimple_stmt_iterator gsi = gsi_last_bb(bb); !gsi_end_p(gsi); gsi_prev(&gsi)) {
         gimple *g = gsi_stmt(gsi);
         if (tmi_clobbers(g)) {
-            if (out && g == last) {
-                edge e;
-                edge_iterator ei;
-                FOR_EACH_EDGE(e, ei, bb->succs)
-                if (!(e->flags & (EDGE_EH | EDGE_ABNORMAL)) && e->dest->index != EXIT_BLOCK &&
-                    bitmap_bit_p(in, e->dest->index))
-                    out->on_edge.safe_push(e);
-            } else if (out && live) {
+            if (out && g == last)
+                on_live_edges(bb, in, out);
+            else if (out && live)
                 out->after.safe_push(g);
-            }
-            live = false;
+            live = own = false;
         }
         if (uses(g, names))
-            live = true;
+            live = own = true;
     }
     if (tmi_starts_unknown(bb)) {
-        if (out && live)
+        if (out && live && own)
             out->at_start.safe_push(bb);
+        else if (out && live)
+            on_live_edges(bb, in, out);
         live = false;
     }
     return live;
