@@ -111,6 +111,8 @@ void tmi_view_start(tmi_emit *e, tmi_view *v)
 
 tree tmi_field(tmi_emit *e, const tmi_view *v, enum tmi_field f)
 {
+    if (cache_on && f == TMI_SLOT) /* only a released orec needs it: not worth a register */
+        return tmi_load(e, field_type(f), tmi_field(e, v, TMI_TX), fields[f].off, fields[f].bytes);
     if (cache_on) {
         if (!names[f])
             names[f] = make_ssa_name(field_type(f));

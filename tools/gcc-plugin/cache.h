@@ -20,7 +20,7 @@ enum tmi_field {
     TMI_OWNED,    /* tx->owned (gl_wt: the attempt holds the global lock) */
     TMI_OBOUND,   /* tx->obound (orec_eager: the newest orec version the attempt accepts) */
     TMI_OBIT,     /* tx->obit (orec_eager: our bit in a readers' word) */
-    TMI_SLOT,     /* tx->orec_slot (orec_eager: our slot in a released orec) */
+    TMI_SLOT,     /* tx->orec_slot (orec_eager: our slot in a released orec; loaded where used) */
     TMI_CLOCK,    /* &gl_wt's clock word (the inline data) */
     TMI_ORECS,    /* &the orec table (the inline data) */
     TMI_NFIELDS

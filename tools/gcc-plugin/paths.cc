@@ -176,8 +176,12 @@ void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<ed
     tmi_view_start(e, &v);
     addr = as_name(e, addr);
     tree mode = tmi_field(e, &v, TMI_MODE);
-    basic_block glwt = tmi_new_block(e), eager = tmi_new_block(e), ro = tmi_new_block(e);
-    tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), glwt);
+    /* gl_wt first and taken as likely, so that its path is the one laid out straight: its read
+     * is the shortest, and the one whose cost a loop shows */
+    basic_block others = tmi_new_block(e), eager = tmi_new_block(e), ro = tmi_new_block(e);
+    tmi_if(e, EQ_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), others);
+    read_glwt(e, &v, addr, type, ends, vals);
+    tmi_continue(e, others);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_RO), ro);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_EAGER),
            eager);
@@ -188,8 +192,6 @@ void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<ed
     tree plain = tmi_load(e, type, addr, 0, 1);
     ends->safe_push(tmi_finish(e));
     vals->safe_push(plain);
-    tmi_continue(e, glwt);
-    read_glwt(e, &v, addr, type, ends, vals);
     tmi_continue(e, ro);
     read_eager(e, &v, addr, known, type, size, false, ends, vals);
     tmi_continue(e, eager);
@@ -236,8 +238,13 @@ void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<ed
     tree a64 = addr_word(e, addr);
     require_aligned(e, known, a64, size);
     tree mode = tmi_field(e, &v, TMI_MODE);
-    basic_block glwt = tmi_new_block(e), own = tmi_new_block(e), direct = tmi_new_block(e);
-    tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), glwt);
+    basic_block others = tmi_new_block(e), own = tmi_new_block(e), direct = tmi_new_block(e);
+    tmi_if(e, EQ_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), others);
+    tree owned = tmi_field(e, &v, TMI_OWNED); /* gl_wt, laid out straight as for reads */
+    tmi_if(e, NE_EXPR, owned, tmi_cst(tmi_u64(), 0), e->slow);
+    tmi_goto(e, own);
+
+    tmi_continue(e, others);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_SERIAL_UNDO),
            own);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_DIRECT), direct);
@@ -249,11 +256,6 @@ void tmi_emit_write(tmi_emit *e, tree addr, tree val, unsigned size, auto_vec<ed
     /* orec_eager, gl_wt and serial_undo end in one block: the undo record and the store */
     tmi_if(e, NE_EXPR, cur, mine, own);
     lock_orec(e, &v, o, cur, mine);
-    tmi_goto(e, own);
-
-    tmi_continue(e, glwt);
-    tree owned = tmi_field(e, &v, TMI_OWNED);
-    tmi_if(e, NE_EXPR, owned, tmi_cst(tmi_u64(), 0), e->slow);
     tmi_goto(e, own);
 
     tmi_continue(e, direct); /* serial-irrevocable: the store alone */
