@@ -142,14 +142,8 @@ static struct {
     atomic_int stop;
 } bench_cfg;
 
-static double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 #include "bench_opts.h"
+#include "timing.h"
 
 static void *bench_worker(void *arg)
 {

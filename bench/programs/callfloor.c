@@ -11,42 +11,31 @@
 #include <string.h>
 #include <time.h>
 
+#include "timing.h"
+
 long callfloor_load(const long *p);
 void callfloor_store(long *p, long v);
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* ns per operation of `ops` operations touching n words each; the sum keeps the loads live. */
 static double time_loads(const long *w, long n, long ops, long *sink)
 {
-    double t0 = now();
+    double t0 = bench_now();
     long sum = 0;
     for (long o = 0; o < ops; o++)
         for (long i = 0; i < n; i++)
             sum += callfloor_load(&w[i]);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     *sink += sum;
     return t * 1e9 / (double)ops;
 }
 
 static double time_stores(long *w, long n, long ops)
 {
-    double t0 = now();
+    double t0 = bench_now();
     for (long o = 0; o < ops; o++)
         for (long i = 0; i < n; i++)
             callfloor_store(&w[i], o);
-    return (now() - t0) * 1e9 / (double)ops;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return (bench_now() - t0) * 1e9 / (double)ops;
 }
 
 int main(int argc, char **argv)
@@ -76,8 +65,8 @@ int main(int argc, char **argv)
         ld[r] = (time_loads(w, 64, ops, &sink) - time_loads(w, 16, ops, &sink)) / 48;
         st[r] = (time_stores(w, 64, ops) - time_stores(w, 16, ops)) / 48;
     }
-    qsort(ld, (size_t)repeats, sizeof *ld, cmp_double);
-    qsort(st, (size_t)repeats, sizeof *st, cmp_double);
+    qsort(ld, (size_t)repeats, sizeof *ld, bench_cmp_double);
+    qsort(st, (size_t)repeats, sizeof *st, bench_cmp_double);
     printf("bench=callfloor repeats=%ld ops=%ld load_ns=%.3f store_ns=%.3f sink=%ld\n", repeats,
            ops, ld[repeats / 2], st[repeats / 2], sink);
     return 0;

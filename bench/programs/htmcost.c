@@ -22,19 +22,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "timing.h"
+
 typedef struct node {
     struct node *next;
     char pad[56];
 } node;
 
 static long aborts;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static uint64_t rng(uint64_t *s)
 {
@@ -57,7 +52,7 @@ __attribute__((target("rtm"))) static double time_lookup(node *pool, long nodes,
 {
     uint64_t s = 88172645463325252ull;
     uintptr_t sum = 0;
-    double t0 = now();
+    double t0 = bench_now();
     for (long o = 0; o < ops; o++) {
         node *n = &pool[rng(&s) % (uint64_t)nodes];
         if (!htm) {
@@ -71,7 +66,7 @@ __attribute__((target("rtm"))) static double time_lookup(node *pool, long nodes,
             sum += (uintptr_t)walk(n, depth); /* the fallback, which also heals the pages */
         }
     }
-    double t = now() - t0;
+    double t = bench_now() - t0;
     if (!sum)
         abort(); /* keeps the walks live */
     return t * 1e9 / (double)ops;
@@ -80,7 +75,7 @@ __attribute__((target("rtm"))) static double time_lookup(node *pool, long nodes,
 __attribute__((target("rtm"))) static double time_rmw(long *w, long words, long ops, int htm)
 {
     uint64_t s = 88172645463325252ull;
-    double t0 = now();
+    double t0 = bench_now();
     for (long o = 0; o < ops; o++) {
         long *p = &w[rng(&s) % (uint64_t)words];
         if (!htm) {
@@ -95,13 +90,7 @@ __attribute__((target("rtm"))) static double time_rmw(long *w, long words, long 
             *(volatile long *)p += 1;
         }
     }
-    return (now() - t0) * 1e9 / (double)ops;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return (bench_now() - t0) * 1e9 / (double)ops;
 }
 
 static long opt(int argc, char **argv, int *i, long lo, long hi)
@@ -162,7 +151,7 @@ int main(int argc, char **argv)
         r[3][i] = time_rmw(w, words, ops, 1);
     }
     for (int k = 0; k < 4; k++)
-        qsort(r[k], (size_t)repeats, sizeof(double), cmp_double);
+        qsort(r[k], (size_t)repeats, sizeof(double), bench_cmp_double);
     long m = repeats / 2;
     printf("bench=htmcost lookup_plain_ns=%.2f lookup_htm_ns=%.2f rmw_plain_ns=%.2f "
            "rmw_htm_ns=%.2f aborts=%ld depth=%ld nodes=%ld mib=%ld\n",

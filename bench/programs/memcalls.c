@@ -16,23 +16,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "timing.h"
+
 extern const char *_ITM_libraryVersion(void);
 
 static long counter;
 static unsigned char src[4096], dst[4096];
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Called through volatile pointers: GCC can neither inline nor drop the calls, and the pointer
  * holds what the dynamic linker bound the program's memcpy to. */
@@ -46,7 +35,7 @@ static double time_calls(int what, size_t n, long ops)
 {
     void *(*c)(void *, const void *, size_t) = cp, *(*m)(void *, const void *, size_t) = mv;
     void *(*s)(void *, int, size_t) = st;
-    double t0 = now();
+    double t0 = bench_now();
     for (long i = 0; i < ops; i++) {
         if (what == COPY)
             c(dst, src, n);
@@ -55,7 +44,7 @@ static double time_calls(int what, size_t n, long ops)
         else
             s(dst, (int)i, n);
     }
-    return (now() - t0) * 1e9 / (double)ops;
+    return (bench_now() - t0) * 1e9 / (double)ops;
 }
 
 static double median_of(int what, size_t n, long ops, int repeats)
@@ -63,7 +52,7 @@ static double median_of(int what, size_t n, long ops, int repeats)
     double t[64];
     for (int r = 0; r < repeats; r++)
         t[r] = time_calls(what, n, ops);
-    qsort(t, (size_t)repeats, sizeof t[0], cmp_double);
+    qsort(t, (size_t)repeats, sizeof t[0], bench_cmp_double);
     return t[repeats / 2];
 }
 
