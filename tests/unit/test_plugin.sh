@@ -9,7 +9,7 @@
 #   exclusive ones (serialirr's serial_undo, where the cancellable moves run instrumented, and
 #   the default's single thread) none, and only the misaligned field's writes.
 # - The runtime's words are cached across a loop: an inlined read in a loop of a clone costs at
-#   most 12 instructions under gl_wt and 32 under orec_eager (callgrind, the difference between
+#   most 10 instructions under gl_wt and 32 under orec_eager (callgrind, the difference between
 #   128 and 64 reads a transaction), where the plain build's call costs at least 5 more.
 # - `tmkit check` takes the fast paths' plain accesses for what they are, and still reports an
 #   inlined fill in a plugin build.
@@ -133,7 +133,7 @@ instr() { # instr ALGO BUILD N: instructions of the whole run
         sed -n 's/.*refs: *\([0-9,]*\).*/\1/p' | tr -d ,
 }
 for algo in gl_wt orec_eager; do
-    budget=12
+    budget=10
     [ $algo = orec_eager ] && budget=32
     for b in plain inl; do
         lo=$(instr $algo $b 64) && hi=$(instr $algo $b 128) && [ -n "$lo" ] && [ -n "$hi" ] ||

@@ -16,12 +16,15 @@
 enum tmi_field {
     TMI_MODE,     /* tx->mode, or TMI_NO_MODE when there is no tmkit or no descriptor */
     TMI_TX,       /* the descriptor, or 0 */
-    TMI_SNAPSHOT, /* tx->snapshot (gl_wt) */
+    TMI_GL_SNAP,  /* tx->snapshot while the mode is gl_wt; otherwise ~0, which the clock never
+                   * equals (it would take 2^63 commits): so a read can compare the clock with it
+                   * before it tests the mode */
     TMI_OWNED,    /* tx->owned (gl_wt: the attempt holds the global lock) */
     TMI_OBOUND,   /* tx->obound (orec_eager: the newest orec version the attempt accepts) */
-    TMI_OBIT,     /* tx->obit (orec_eager: our bit in a readers' word) */
+    TMI_OBIT,     /* tx->obit (orec_eager: our bit in a readers' word; loaded where used) */
     TMI_SLOT,     /* tx->orec_slot (orec_eager: our slot in a released orec; loaded where used) */
-    TMI_CLOCK,    /* &gl_wt's clock word (the inline data) */
+    TMI_CLOCK,    /* &gl_wt's clock word (the inline data); without a tmkit, the thread
+                   * pointer, a readable word that is never ~0 */
     TMI_ORECS,    /* &the orec table (the inline data) */
     TMI_NFIELDS
 };

@@ -77,34 +77,16 @@ static void require_marked(tmi_emit *e, const tmi_view *v, tree o)
     tmi_if(e, NE_EXPR, both, tmi_cst(tmi_u64(), 0), e->slow);
 }
 
-/* gl_wt (fast.h: tm_gl_read_fast): the value at any alignment, an acquire fence (the load before
- * the clock check; pairs with gl_write's release fence), then the clock must still be the
- * snapshot. */
-static void read_glwt(tmi_emit *e, const tmi_view *v, tree addr, tree type, auto_vec<edge> *ends,
-                      auto_vec<tree> *vals)
-{
-    tree val = tmi_load(e, type, addr, 0, 1);
-    tmi_fence(e, MEMMODEL_ACQUIRE);
-    tree clock = tmi_field(e, v, TMI_CLOCK);
-    tree now = tmi_load(e, tmi_u64(), clock, 0, 8);
-    tree snap = tmi_field(e, v, TMI_SNAPSHOT);
-    tmi_if(e, EQ_EXPR, now, snap, e->slow);
-    ends->safe_push(tmi_finish(e));
-    vals->safe_push(val);
-}
-
-/* orec_eager, logged (tm_eager_read_fast) or not (tm_eager_ro_read_fast): the value, an acquire
- * fence (value before orec), the orec with acquire (before the readers' word); the orec no newer
- * than the snapshot, or ours (logged attempts: nothing to log), or released by us; our readers'
- * bit set; then a log entry, or a count. */
-static void read_eager(tmi_emit *e, const tmi_view *v, tree addr, bool known, tree type,
+/* orec_eager, logged (tm_eager_read_fast) or not (tm_eager_ro_read_fast), given the value `val`
+ * loaded before an acquire fence (value before orec): the orec with acquire (before the
+ * readers' word); the orec no newer than the snapshot, or ours (logged attempts: nothing to
+ * log), or released by us; our readers' bit set; then a log entry, or a count. */
+static void read_eager(tmi_emit *e, const tmi_view *v, tree addr, bool known, tree val,
                        unsigned size, bool logged, auto_vec<edge> *ends, auto_vec<tree> *vals)
 {
     tree a64 = addr_word(e, addr);
     require_aligned(e, known, a64, size);
     tree o = orec_of(e, v, a64);
-    tree val = tmi_load(e, type, addr, 0, size);
-    tmi_fence(e, MEMMODEL_ACQUIRE);
     tree cur = tmi_atomic_load8(e, o, MEMMODEL_ACQUIRE);
     tree bound = tmi_field(e, v, TMI_OBOUND);
     basic_block above = tmi_new_block(e);
@@ -175,27 +157,34 @@ void tmi_emit_read(tmi_emit *e, tree addr, tree type, unsigned size, auto_vec<ed
     bool known = get_pointer_alignment(addr) >= size * BITS_PER_UNIT;
     tmi_view_start(e, &v);
     addr = as_name(e, addr);
-    tree mode = tmi_field(e, &v, TMI_MODE);
-    /* gl_wt first and taken as likely, so that its path is the one laid out straight: its read
-     * is the shortest, and the one whose cost a loop shows */
+    /* Every mode's path starts with the value at any alignment and an acquire fence (the value
+     * before the clock or the orec; pairs with the writers' release fences). gl_wt's read (fast.h:
+     * tm_gl_read_fast) is then done when the clock still equals the snapshot: TMI_GL_SNAP is ~0,
+     * which the clock never is, in every other mode, so gl_wt's path tests no mode at all and is
+     * laid out straight. */
+    tree val = tmi_load(e, type, addr, 0, 1);
+    tmi_fence(e, MEMMODEL_ACQUIRE);
+    tree now = tmi_load(e, tmi_u64(), tmi_field(e, &v, TMI_CLOCK), 0, 8);
     basic_block others = tmi_new_block(e), eager = tmi_new_block(e), ro = tmi_new_block(e);
-    tmi_if(e, EQ_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_GLWT), others);
-    read_glwt(e, &v, addr, type, ends, vals);
+    tmi_if(e, EQ_EXPR, now, tmi_field(e, &v, TMI_GL_SNAP), others);
+    ends->safe_push(tmi_finish(e));
+    vals->safe_push(val);
+
     tmi_continue(e, others);
+    tree mode = tmi_field(e, &v, TMI_MODE); /* gl_wt (its clock moved) and the rest: the call */
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_RO), ro);
     tmi_if(e, NE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_OREC_EAGER),
            eager);
-    /* the exclusive modes (direct, serial_undo): a plain load at any alignment, as the
-     * runtime's TM_READ_SMALL */
+    /* the exclusive modes (direct, serial_undo): the plain value, as the runtime's
+     * TM_READ_SMALL */
     tmi_if(e, LE_EXPR, mode, build_int_cst(unsigned_char_type_node, TM_INL_MODE_SERIAL_UNDO),
            e->slow);
-    tree plain = tmi_load(e, type, addr, 0, 1);
     ends->safe_push(tmi_finish(e));
-    vals->safe_push(plain);
+    vals->safe_push(val);
     tmi_continue(e, ro);
-    read_eager(e, &v, addr, known, type, size, false, ends, vals);
+    read_eager(e, &v, addr, known, val, size, false, ends, vals);
     tmi_continue(e, eager);
-    read_eager(e, &v, addr, known, type, size, true, ends, vals);
+    read_eager(e, &v, addr, known, val, size, true, ends, vals);
 }
 
 /* gl_wt (barrier_defs.h: TM_WRITE_SMALL) while the attempt holds the global lock, and
