@@ -10,12 +10,15 @@
  * GCC's incremental SSA update (create_new_def_for, update_ssa) then puts each use on the
  * definition that reaches it, with PHIs where paths meet. A load of the words tests first, as
  * every uncached fast path does, that the inline data resolved and that the thread has a
- * descriptor; otherwise the mode is TMI_NO_MODE and every fast path takes its call.
+ * descriptor; otherwise the words take their "absent" values (absent()): the mode TMI_NO_MODE,
+ * gl_wt's snapshot ~0, the clock's address the thread pointer, and every fast path takes its
+ * call.
  *
  * A transaction's restart is an abnormal edge from each call that may abort to the block after
  * the begin call (the begin returns again there); like every block an abnormal or EH edge enters,
- * that block loads the words first, so the restarted attempt never sees the aborted one's
- * copies. Functions with computed or non-local gotos keep the uncached fast paths. */
+ * that block loads the words first (or, if it uses none itself, on its way out to the blocks
+ * that do), so the restarted attempt never sees the aborted one's copies. Functions with
+ * computed or non-local gotos keep the uncached fast paths. */
 #include "cache.h"
 #include "live.h"
 
