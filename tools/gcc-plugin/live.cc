@@ -57,13 +57,20 @@ static bool uses(gimple *g, hash_set<tree> &names)
     return false;
 }
 
-/* Is the value live where bb's last statement ends, given each block's live-in? */
+/* Does edge e lead where the words are live, given each block's live-in? An EH or abnormal
+ * edge never does: the block it enters starts unknown, or is the dispatcher, whose blocks do. */
+static bool into_live(edge e, const auto_sbitmap &in)
+{
+    return e->dest->index != EXIT_BLOCK && bitmap_bit_p(in, e->dest->index);
+}
+
+/* Is the value live where bb's last statement ends? */
 static bool live_out(basic_block bb, const auto_sbitmap &in)
 {
     edge e;
     edge_iterator ei;
     FOR_EACH_EDGE(e, ei, bb->succs)
-    if (e->dest->index != EXIT_BLOCK && bitmap_bit_p(in, e->dest->index))
+    if (into_live(e, in))
         return true;
     return false;
 }
@@ -74,8 +81,7 @@ static void on_live_edges(basic_block bb, const auto_sbitmap &in, tmi_reloads *o
     edge e;
     edge_iterator ei;
     FOR_EACH_EDGE(e, ei, bb->succs)
-    if (!(e->flags & (EDGE_EH | EDGE_ABNORMAL)) && e->dest->index != EXIT_BLOCK &&
-        bitmap_bit_p(in, e->dest->index))
+    if (into_live(e, in))
         out->on_edge.safe_push(e);
 }
 
