@@ -67,6 +67,19 @@ uint32_t tm_attempt_start(tm_tx *tx)
             tm_hooks.stats_attempt(tx, false);
         return a_runInstrumentedCode;
     }
+    /* The htm mode: a hardware transaction first, as on checkpoint.S's serial path, which
+     * takes only those that cannot cancel. One that may cancel runs its uninstrumented code
+     * there too when GCC found no irrevocable call in it (tm_htm_can_run): a cancel aborts the
+     * hardware transaction, which is its rollback (htm.c), and the fallback takes the lock
+     * with undo logging (tm_begin_serial_c). relaxed: as checkpoint.S's load. */
+    if (!(tx->flags & TM_F_SERIAL) && atomic_load_explicit(&tm_htm_on, memory_order_relaxed) &&
+        tm_htm_can_run(prop)) {
+        if (TM_UNLIKELY(tm_stats_on))
+            tm_hooks.stats_attempt(tx, true);
+        tx->irrevocable_cps = 1; /* as checkpoint.S's TM_OUTER_INIT */
+        tx->flags |= TM_F_SERIAL_IRREVOCABLE;
+        return tm_begin_htm(prop, tx);
+    }
     if (!(tx->flags & TM_F_SERIAL))
         tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
     if (TM_UNLIKELY(tm_stats_on))
@@ -226,8 +239,15 @@ uint32_t tm_begin_serial_counted(uint32_t prop, tm_tx *tx)
 TM_HIDDEN uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx);
 uint32_t tm_begin_serial_c(uint32_t prop, tm_tx *tx)
 {
-    (void)prop;
     tx->cm.bias_streak = 0; /* contended: no bias for this thread yet (bias.c) */
+    if (TM_UNLIKELY(!(prop & pr_hasNoAbort))) {
+        /* The hardware path's fallback for one that may cancel (tm_attempt_start): the lock,
+         * then the code path any exclusive attempt of it takes (undo logging). */
+        tx->flags &= ~TM_F_SERIAL_IRREVOCABLE;
+        tx->irrevocable_cps = 0;
+        tm_serial_acquire(tx);
+        return tm_exclusive_code_path(tx, prop);
+    }
     return tm_begin_serial_excl(tx, true);
 }
 
@@ -278,9 +298,14 @@ uint32_t tm_begin(uint32_t prop, const tm_jmpbuf *jb)
         tx->nesting++;
         return tm_nested_code_path(tx, prop);
     }
-    if (!(prop & pr_instrumentedCode))
+    if (!(prop & pr_instrumentedCode)) {
+        /* GCC's uninstrumented code of an outermost transaction that may cancel, run in
+         * hardware (tm_attempt_start): its fallback runs the instrumented code */
+        if (tx->flags & TM_F_HTM)
+            tm_htm_abort();
         tm_fatal("a nested transaction that may cancel has no instrumented code path "
                  "(properties 0x%x)", prop);
+    }
     tm_checkpoint *cp = tm_cp_push(tx);
     cp->jb = *jb;
     cp->prop = prop;

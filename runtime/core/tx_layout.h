@@ -31,9 +31,9 @@
 #define TM_TX_STATS_PENDING 184 /* the counter the commit of a whole attempt adds to */
 
 /* struct tm_site (stats/stats.h): what an attempt counted whole outside the batch touches. */
-#define TM_SITE_FAST 368
-#define TM_SITE_FAST_SERIAL 376
-#define TM_SITE_T_LEFT 384
+#define TM_SITE_FAST 376
+#define TM_SITE_FAST_SERIAL 384
+#define TM_SITE_T_LEFT 392
 
 #define TM_TCB_WORD 0x50 /* the TCB word holding the thread's descriptor (tx.h) */
 

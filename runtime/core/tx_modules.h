@@ -117,8 +117,18 @@ TM_HIDDEN uint32_t tm_begin_htm(uint32_t prop, tm_tx *tx);
  * statistics' hook (hooks.h: stats_htm) gets for a try that committed: _XBEGIN_STARTED. */
 #define TM_HTM_LOCKED 0xff   /* the serial lock was held, or readers not excluded */
 #define TM_HTM_SOFTWARE 0xfe /* the attempt needs the software path */
+#define TM_HTM_CANCEL 0xfd   /* the program cancelled the outermost transaction */
 #define TM_HTM_COMMITTED (~0u)
 TM_HIDDEN __attribute__((noreturn)) void tm_htm_abort(void);
+TM_HIDDEN __attribute__((noreturn)) void tm_htm_cancel(void);
+/* What tm_begin_htm needs of a transaction's properties: GCC's uninstrumented code, and either
+ * no cancel (checkpoint.S's path) or, for one that may cancel, no irrevocable call in it
+ * (begin.c: tm_attempt_start). */
+static inline bool tm_htm_can_run(uint32_t prop)
+{
+    return (prop & pr_uninstrumentedCode) &&
+           (prop & (pr_hasNoAbort | pr_hasNoIrrevocable));
+}
 TM_HIDDEN void tm_htm_commit(tm_tx *tx);
 /* txn.c: must a writer under dispatch d quiesce after it commits (TMKIT_PRIVATIZATION)? */
 TM_HIDDEN bool tm_quiesce_needed(const struct tm_dispatch *d);
@@ -232,6 +242,9 @@ TM_HIDDEN void tm_commit(tm_tx *tx, uintptr_t caller_frame);
 TM_HIDDEN void tm_commit_finish(tm_tx *tx, bool managed); /* after the release (txn.c) */
 TM_HIDDEN void tm_commit_reader(tm_tx *tx); /* a speculative one, outermost (txn.c) */
 TM_HIDDEN __attribute__((noreturn)) void tm_cancel(tm_tx *tx, uint32_t reason);
+/* The rest of a cancel that the hardware rolled back (htm.c: TM_HTM_CANCEL); returns the bits
+ * the outermost begin returns. */
+TM_HIDDEN uint32_t tm_cancel_htm_done(tm_tx *tx);
 TM_HIDDEN void tm_action_add(tm_tx *tx, uint32_t kind, void (*fn)(void *, uintptr_t), void *arg,
                              uintptr_t aux);
 /* tm_action_add (which stops with a message when the list cannot grow) for callers that hold

@@ -348,8 +348,18 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
 {
     if (!tx || tx->nesting == 0)
         tm_fatal("_ITM_abortTransaction called outside a transaction");
-    if (tx->flags & TM_F_HTM)
-        tm_htm_abort(); /* a cancel or a wait needs the software path */
+    if (tx->flags & TM_F_HTM) {
+        /* The outermost transaction's cancel: the hardware rolls it back, and its begin returns
+         * as the cancel's would (htm.c: tm_cancel_htm_done). Only in one that GCC says may
+         * cancel: its begin's caller tests for a_abortTransaction. A nested one's cancel, a
+         * retry, a wait, or a cancel with actions registered (the hardware would drop the
+         * undo actions the cancel must run) needs the software path. */
+        if (!tx->ext.req && tx->n_actions == 0 &&
+            (reason & (userAbort | userRetry | TMConflict)) == userAbort &&
+            ((reason & outerAbort) || tx->n_cps == 1) && !(tx->prop & pr_hasNoAbort))
+            tm_htm_cancel();
+        tm_htm_abort();
+    }
     /* tm_retry / tm_cond_wait: roll back, wait, run again (ext/wait.c). */
     if (TM_UNLIKELY(tx->ext.req)) {
         tm_hooks.wait_and_restart(tx);
@@ -380,6 +390,21 @@ void tm_cancel(tm_tx *tx, uint32_t reason)
     if (k == 0)
         TM_LINES_END(0);
     tm_longjmp(&jb, a_abortTransaction | a_restoreLiveVariables);
+}
+
+/* The descriptor is as the hardware left it, as before the try: nothing logged, no lock held
+ * (the try's flags are the serial path's, TM_OUTER_INIT's). What tm_cancel does after its
+ * rollback of checkpoint 0 is left. */
+uint32_t tm_cancel_htm_done(tm_tx *tx)
+{
+    if (TM_UNLIKELY(tm_stats_on))
+        tm_hooks.stats_abort(tx, TM_ABORT_CANCEL);
+    tm_reset(tx);
+    tx->flags &= ~TM_F_SERIAL;
+    tm_ext_counters_undo(tx, 0);
+    tm_actions_run(tx, 0, false);
+    TM_LINES_END(0);
+    return a_abortTransaction | a_restoreLiveVariables;
 }
 
 void tm_commit(tm_tx *tx, uintptr_t caller_frame)

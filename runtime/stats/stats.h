@@ -61,7 +61,9 @@
     X(htm_abort_lock, "hardware-transaction tries aborted because the serial lock was held "  \
                       "(or the serial mode ended)")                                           \
     X(htm_abort_other, "hardware-transaction tries aborted for another reason: a system call, " \
-                       "fault or interrupt, or a wait or cancel that needs the software path")
+                       "fault or interrupt, or a wait or cancel that needs the software path")  \
+    X(htm_cancels, "hardware-transaction tries that the program cancelled: the hardware "      \
+                   "rolled them back (abort_cancel counts them too)")
 
 enum tm_stat {
 #define TM_STAT_ENUM(name, doc) TM_STAT_##name,
@@ -181,6 +183,8 @@ static inline enum tm_stat tm_stats_htm_counter(unsigned status)
         return TM_STAT_htm_abort_capacity;
     if ((status & 1u) && (status >> 24) == TM_HTM_LOCKED)
         return TM_STAT_htm_abort_lock;
+    if ((status & 1u) && (status >> 24) == TM_HTM_CANCEL)
+        return TM_STAT_htm_cancels;
     return TM_STAT_htm_abort_other;
 }
 
