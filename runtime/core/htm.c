@@ -223,7 +223,8 @@ tm_begin_htm_rest(uint32_t prop, tm_tx *tx, bool tried, unsigned st0, uint32_t u
     /* A wait for the lock's holder does not use up a try (every fallback would otherwise
      * abort the other threads' tries, which would fall back in turn), but ends a run of 64. */
     bool simulated = TM_UNLIKELY(tm_config.htm == TM_HTM_SIMULATE);
-    bool own = false; /* the fallback is this site's (its tries failed), not the lock's */
+    bool own = false;     /* the fallback is this site's (its tries failed), not the lock's */
+    bool lasting = false; /* ... and its last abort would recur (no _XABORT_RETRY) */
     for (unsigned tries = 0, runs = 0; tries < TM_HTM_TRIES && runs < 64; runs++) {
         /* relaxed: compared after an abort only, to tell whether the lock was taken since
          * (serial_fast.h: the holder counts its unlocks); the try reads the word anyway. */
@@ -276,6 +277,7 @@ tm_begin_htm_rest(uint32_t prop, tm_tx *tx, bool tried, unsigned st0, uint32_t u
         if (!(st & _XABORT_RETRY)) {
             if (tm_htm_no_cause(st))
                 tm_htm_touch();
+            lasting = true;
             break;
         }
         tries++;
@@ -290,15 +292,28 @@ tm_begin_htm_rest(uint32_t prop, tm_tx *tx, bool tried, unsigned st0, uint32_t u
         }
         return tm_begin_serial_c(prop, tx);
     }
-    /* Fell back on the lock: this site skips the hardware for its next 1, 3, 7, ... 1023
-     * attempts, so that a site that conflicts or overflows the hardware pays its aborts rarely;
-     * the thread's other sites keep trying. */
+    /* Fell back after aborts the hardware calls transient (conflicts): the lock for this
+     * attempt only, as GCC's libitm does. Skipping the hardware for later attempts after such a
+     * fallback, as after lasting aborts below, made two threads convoy on the lock: while one
+     * skipped, its lock aborted the other's tries, which fell back in turn, and each fallback
+     * kept the other thread's tries failing. STAMP's vacation (its transactions may cancel,
+     * so the lock runs them with undo logging) took 1.66-1.79 s at 2 threads that way against
+     * 0.60-0.88 s without the skip, ssca2 1.23-2.52 s against 1.09-1.16 s (libitm's own
+     * 0.97-1.09 s; TMKIT_ALGO=htm, 5-6 runs each: docs/algorithms.md, "adaptive"). */
+    if (!lasting)
+        return tm_begin_serial_c(prop, tx);
+    /* Fell back on the lock after an abort that may recur (capacity, a system call, a fault):
+     * this site skips the hardware for its next 1, 3, 7, ... 1023 attempts, so that it pays
+     * those aborts rarely; the thread's other sites keep trying. The first such fallback only
+     * marks the site (skip_next 1): an interrupt or an aged page (tm_htm_touch) aborts a try
+     * with no cause bit as a system call does, but not the next one, whose try clears the mark;
+     * skipping after each of them (about 4% of vacation's tries) still started convoys. */
     if (!site)
         site = tm_htm_site(tx);
     tx->htm_backoffs += site->skip_next == 0;
     site->streak = 0;
     site->skip_next = (uint16_t)(backoff < 1023 ? 2 * backoff + 1 : 1023);
-    site->skip = site->skip_next;
+    site->skip = backoff ? site->skip_next : 0;
     return tm_begin_serial_c(prop, tx);
 }
 
