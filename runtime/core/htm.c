@@ -275,9 +275,13 @@ tm_begin_htm_rest(uint32_t prop, tm_tx *tx, bool tried, unsigned st0, uint32_t u
         }
         own = true;
         if (!(st & _XABORT_RETRY)) {
-            if (tm_htm_no_cause(st))
+            /* With no cause bit, in a transaction GCC found no irrevocable call in (no system
+             * call but through a pure function), the abort was an interrupt, a fault or a page
+             * walk (tm_htm_touch), which the fallback's own run heals: not a reason to skip. */
+            bool no_cause = tm_htm_no_cause(st);
+            if (no_cause)
                 tm_htm_touch();
-            lasting = true;
+            lasting = !no_cause || !(prop & pr_hasNoIrrevocable);
             break;
         }
         tries++;
@@ -305,9 +309,9 @@ tm_begin_htm_rest(uint32_t prop, tm_tx *tx, bool tried, unsigned st0, uint32_t u
     /* Fell back on the lock after an abort that may recur (capacity, a system call, a fault):
      * this site skips the hardware for its next 1, 3, 7, ... 1023 attempts, so that it pays
      * those aborts rarely; the thread's other sites keep trying. The first such fallback only
-     * marks the site (skip_next 1): an interrupt or an aged page (tm_htm_touch) aborts a try
-     * with no cause bit as a system call does, but not the next one, whose try clears the mark;
-     * skipping after each of them (about 4% of vacation's tries) still started convoys. */
+     * marks the site (skip_next 1), which the next try clears: one abort with no cause bit in a
+     * transaction that may make a system call can be an interrupt as well (those in
+     * transactions that cannot are not counted at all, above). */
     if (!site)
         site = tm_htm_site(tx);
     tx->htm_backoffs += site->skip_next == 0;
