@@ -43,6 +43,15 @@ static uint32_t tm_exclusive_code_path(tm_tx *tx, uint32_t prop)
     return a_runInstrumentedCode;
 }
 
+/* The htm mode's hardware try of an attempt already counted, from C: the descriptor set up as
+ * checkpoint.S's TM_OUTER_INIT leaves it for tm_begin_htm (a serial attempt). */
+static inline uint32_t tm_begin_htm_serial(uint32_t prop, tm_tx *tx)
+{
+    tx->irrevocable_cps = 1;
+    tx->flags |= TM_F_SERIAL_IRREVOCABLE;
+    return tm_begin_htm(prop, tx);
+}
+
 /* Chooses the execution mode of a new attempt of the outermost transaction (also restart's). */
 uint32_t tm_attempt_start(tm_tx *tx)
 {
@@ -76,9 +85,7 @@ uint32_t tm_attempt_start(tm_tx *tx)
         tm_htm_can_run(prop)) {
         if (TM_UNLIKELY(tm_stats_on))
             tm_hooks.stats_attempt(tx, true);
-        tx->irrevocable_cps = 1; /* as checkpoint.S's TM_OUTER_INIT */
-        tx->flags |= TM_F_SERIAL_IRREVOCABLE;
-        return tm_begin_htm(prop, tx);
+        return tm_begin_htm_serial(prop, tx);
     }
     if (!(tx->flags & TM_F_SERIAL))
         tm_serial_acquire(tx); /* times its waits, if any, for the statistics */
@@ -220,11 +227,8 @@ uint32_t tm_begin_serial_counted(uint32_t prop, tm_tx *tx)
 {
     tm_outer_init(tx, prop);
     /* relaxed: as checkpoint.S's load; the hardware transaction reads the serial words again */
-    if (atomic_load_explicit(&tm_htm_on, memory_order_relaxed)) {
-        tx->irrevocable_cps = 1; /* as checkpoint.S's TM_OUTER_INIT */
-        tx->flags |= TM_F_SERIAL_IRREVOCABLE;
-        return tm_begin_htm(prop, tx);
-    }
+    if (atomic_load_explicit(&tm_htm_on, memory_order_relaxed))
+        return tm_begin_htm_serial(prop, tx);
     return tm_begin_serial_excl(tx, true);
 }
 

@@ -240,10 +240,10 @@ tm_begin_htm_rest(uint32_t prop, tm_tx *tx, bool tried, unsigned st0, uint32_t u
             if (st == _XBEGIN_STARTED)
                 return tm_htm_enter(tx);
         }
-        /* The program cancelled the transaction: the hardware rolled it back, which is all a
-         * cancel must do to memory. Not a failure of the site: its back-off stays lowered. */
         if (TM_UNLIKELY(tm_stats_on))
             tm_hooks.stats_htm(tx, st);
+        /* The program cancelled the transaction: the hardware rolled it back, which is all a
+         * cancel must do to memory. Not a failure of the site: its back-off stays lowered. */
         if ((st & _XABORT_EXPLICIT) && _XABORT_CODE(st) == TM_HTM_CANCEL)
             return tm_cancel_htm_done(tx);
         /* A conflict while the lock is held is, most likely, the lock's acquisition (the

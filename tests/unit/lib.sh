@@ -5,3 +5,24 @@ expect_rc() { # expect_rc WANT CMD... : runs CMD, stores stderr in $ERR
     ERR=$("$@" 2>&1 >/dev/null); rc=$?
     [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want; stderr: $ERR"
 }
+# The RTM tests (test_htm_*.sh): skip (77) on a CPU without RTM; the runtime under test; a
+# scratch directory $d, removed at exit.
+htm_test_setup() {
+    grep -qw rtm /proc/cpuinfo || { echo "SKIP: no RTM on this CPU"; exit 77; }
+    export LD_LIBRARY_PATH=$BUILD/lib
+    d=$(mktemp -d)
+    trap 'rm -rf "$d"' EXIT
+}
+# crowded_retry WHAT CMD...: runs CMD (a run and its profile check) again, up to 3 times in all,
+# while it exits 78 (its threads hardly ran at once); then 78 or 77 skips the test (77) and
+# anything but 0 fails it.
+crowded_retry() {
+    what=$1; shift
+    for attempt in 1 2 3; do
+        "$@"; rc=$?
+        [ $rc = 78 ] || break
+    done
+    [ $rc = 78 ] && { echo "SKIP: the machine is crowded: the threads never ran at once"; exit 77; }
+    [ $rc = 77 ] && exit 77
+    [ $rc = 0 ] || fail "$what: profile check failed"
+}

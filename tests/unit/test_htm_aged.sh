@@ -12,10 +12,7 @@
 # Needs a CPU whose RTM transactions commit, MADV_COLD (Linux 5.4) and threads that run at once:
 # skipped (77) otherwise.
 . "$(dirname "$0")/lib.sh"
-grep -qw rtm /proc/cpuinfo || { echo "SKIP: no RTM on this CPU"; exit 77; }
-export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+htm_test_setup
 cat > "$d/aged.c" <<'C'
 #define _GNU_SOURCE
 #include <errno.h>

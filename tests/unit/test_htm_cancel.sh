@@ -16,10 +16,7 @@
 # Needs a CPU whose RTM transactions commit, and threads that run at once: skipped (77)
 # otherwise, as unit.htm_sites.
 . "$(dirname "$0")/lib.sh"
-grep -qw rtm /proc/cpuinfo || { echo "SKIP: no RTM on this CPU"; exit 77; }
-export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+htm_test_setup
 cat > "$d/cancel.c" <<'C'
 #include <tmkit/abi.h> /* _ITM_addUserUndoAction */
 #include <pthread.h>
@@ -98,10 +95,9 @@ int main(int argc, char **argv)
 C
 gcc -O2 -fgnu-tm -pthread -I"$ROOT/include" "$d/cancel.c" -o "$d/cancel" -L"$BUILD/lib" -litm ||
     fail "the test program does not compile"
-for n in 2 4; do
-  for attempt in 1 2 3; do
-    expect_rc 0 env TMKIT_ALGO=htm TMKIT_STATS="$d/p$n.json" "$d/cancel" $n
-    python3 - "$d/p$n.json" $n <<'PY'
+check() { # check N: a run at N threads, then its profile check
+  expect_rc 0 env TMKIT_ALGO=htm TMKIT_STATS="$d/p$1.json" "$d/cancel" $1
+  python3 - "$d/p$1.json" $1 <<'PY'
 import json, sys
 prof = json.load(open(sys.argv[1]))
 n, per = int(sys.argv[2]), 400000
@@ -128,10 +124,7 @@ assert nested["htm_cancels"] == 0 and nested["htm_commits"] == 0, nested
 print(f"{n} threads: {cancels['htm_cancels']} of {cancels['abort_cancel']} cancels and "
       f"{cancels['htm_commits']} of {cancels['commits']} commits in hardware")
 PY
-    rc=$?
-    [ $rc = 78 ] || break
-  done
-  [ $rc = 78 ] && { echo "SKIP: the machine is crowded: the threads never ran at once"; exit 77; }
-  [ $rc = 77 ] && exit 77
-  [ $rc = 0 ] || fail "htm cancels at $n threads: check failed"
+}
+for n in 2 4; do
+  crowded_retry "htm cancels at $n threads" check $n
 done

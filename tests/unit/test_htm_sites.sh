@@ -15,10 +15,7 @@
 # runs them one after the other, biased; so did 200,000 transactions a thread, about 1 ms, now
 # and then on an idle one): skipped (77) otherwise.
 . "$(dirname "$0")/lib.sh"
-grep -qw rtm /proc/cpuinfo || { echo "SKIP: no RTM on this CPU"; exit 77; }
-export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+htm_test_setup
 cat > "$d/sites.c" <<'C'
 #include <pthread.h>
 #include <stdio.h>
@@ -64,11 +61,10 @@ int main(int argc, char **argv)
 C
 gcc -O2 -fgnu-tm -pthread "$d/sites.c" -o "$d/sites" -L"$BUILD/lib" -litm ||
     fail "the test program does not compile"
-for n in 2 4; do
-  # A run whose threads hardly overlapped (see above) is repeated, up to 3 times.
-  for attempt in 1 2 3; do
-    expect_rc 0 env TMKIT_ALGO=htm TMKIT_STATS="$d/p$n.json" "$d/sites" $n
-    python3 - "$d/p$n.json" $n <<'PY'
+# A run whose threads hardly overlapped (see above) is repeated, up to 3 times (crowded_retry).
+check() { # check N: a run at N threads, then its profile check
+  expect_rc 0 env TMKIT_ALGO=htm TMKIT_STATS="$d/p$1.json" "$d/sites" $1
+  python3 - "$d/p$1.json" $1 <<'PY'
 import json, sys
 prof = json.load(open(sys.argv[1]))
 n, per = int(sys.argv[2]), 1000000
@@ -92,10 +88,7 @@ assert tries(call) <= call["commits"] / 8, ("system-call site kept trying the ha
 print(f"{n} threads: tiny site {tiny['htm_commits']}/{tiny['serial_attempts']} in hardware; "
       f"system-call site tried it {tries(call)} times in {call['commits']}")
 PY
-    rc=$?
-    [ $rc = 78 ] || break
-  done
-  [ $rc = 78 ] && { echo "SKIP: the machine is crowded: the threads never ran at once"; exit 77; }
-  [ $rc = 77 ] && exit 77
-  [ $rc = 0 ] || fail "htm sites at $n threads: profile check failed"
+}
+for n in 2 4; do
+  crowded_retry "htm sites at $n threads" check $n
 done
