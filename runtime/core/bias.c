@@ -49,6 +49,7 @@
 #include "tx.h"
 
 _Atomic uintptr_t tm_bias_owner; /* the owner's descriptor, or 0 (none, or before tm_bias_init) */
+_Atomic uint32_t tm_bias_grants_off; /* adaptive's choice (core/cm_decide.c) */
 static bool tm_bias_asymmetric; /* membarrier registered (tm_bias_init) */
 /* Descriptors in use; written under tm_bias_lock, read without it by tm_bias_thread_count and
  * the biased commit (tm_bias_commit_count). */
@@ -199,6 +200,9 @@ void tm_bias_grant(tm_tx *self)
      * serialirr and adaptive's serial mode never had the bias.) */
     if (tm_config.bias != TM_BIAS_ROTATE || atomic_load_explicit(&tm_htm_on, memory_order_relaxed) ||
         !tm_bias_usable())
+        return;
+    /* relaxed: a setting of adaptive's, which a grant read a little late only delays. */
+    if (atomic_load_explicit(&tm_bias_grants_off, memory_order_relaxed))
         return;
     /* relaxed (both): written only by lock holders, and we hold the lock. Readers excluded:
      * no speculative attempt runs or can start (see the top). */

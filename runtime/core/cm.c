@@ -185,3 +185,8 @@ uint64_t tm_cm_cost(unsigned mode) { return tm_cm_est(mode); }
 uint64_t tm_cm_cost_writing(unsigned mode) { return tm_cm_estw(mode); }
 
 uint64_t tm_cm_switches(void) { return atomic_load_explicit(&tm_cm.switches, memory_order_relaxed); }
+uint64_t tm_cm_grant_trials(void) { return atomic_load_explicit(&tm_cm.grant_trials, memory_order_relaxed); }
+uint64_t tm_cm_grants_off_epochs(void)
+{
+    return atomic_load_explicit(&tm_cm.grants_off_epochs, memory_order_relaxed);
+}

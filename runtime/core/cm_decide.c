@@ -61,6 +61,56 @@ static bool tm_cm_wins(uint32_t m, uint64_t kc, uint32_t i, uint64_t ki)
     return kc + tm_cm_max(kc / 8, noise) < ki;
 }
 
+/* The serial mode's bias grants (core/bias.c, TMKIT_BIAS=rotate) help some programs and hurt
+ * others, and only a measurement tells which. A grant lets the holder of a streak run with no
+ * lock, and the thread that wants the lock then waits out a turn: where transactions come back
+ * to back (a shared counter) that wait costs nothing, since the lock was busy anyway, and the
+ * grants make 2 threads 1.7x faster (micro counter, 2026-12-03); where each thread commits a
+ * short transaction between longer work of its own (STAMP's kmeans, one every ~100 ns), the
+ * wait is time the waiter could have used, and kmeans at 2 threads ran 18-30% slower with them
+ * (bench/results/third-party, "The rotating bias"). The two cannot be told apart from the lock
+ * without perturbing it (serial_handoff.c: each look moves its line), so adaptive tries: every
+ * grant_run serial epochs it runs one with the grants flipped, and keeps the setting that costs
+ * less by more than the noise, by the same rule as a probe (tm_cm_wins); a lost trial doubles
+ * the interval up to TM_CM_RUN_MAX. Started: the epoch that begins now runs flipped. */
+static void tm_cm_grant_trial(void)
+{
+    if (tm_config.bias != TM_BIAS_ROTATE || tm_bias_thread_count() < 2)
+        return;
+    if (tm_cm.grant_left > 1) {
+        tm_cm.grant_left--;
+        return;
+    }
+    tm_cm.grant_trial = true;
+    atomic_store_explicit(&tm_cm.grant_trials,
+                          atomic_load_explicit(&tm_cm.grant_trials, memory_order_relaxed) + 1,
+                          memory_order_relaxed); /* relaxed: as the other statistics */
+    /* relaxed: a grant that reads the old value only comes a little early or late */
+    atomic_store_explicit(&tm_bias_grants_off, !atomic_load_explicit(&tm_bias_grants_off,
+                                                                     memory_order_relaxed),
+                          memory_order_relaxed);
+}
+
+/* The end of a trial epoch (tm_cm_grant_trial) that cost `cost` in `mode`: keep its setting or
+ * go back (also when the epoch did not stay in serial mode, which nothing does now). */
+static void tm_cm_grant_verdict(uint32_t mode, tm_cm_price cost)
+{
+    uint64_t kc, ki;
+    tm_cm.grant_trial = false;
+    tm_cm_keys(cost, tm_cm_est_cost(TM_CM_SERIAL), &kc, &ki);
+    if (mode == TM_CM_SERIAL && kc && ki && tm_cm_wins(TM_CM_SERIAL, kc, TM_CM_SERIAL, ki)) {
+        tm_cm_set_est(TM_CM_SERIAL, cost); /* the serial mode's cost is now this setting's */
+        tm_cm.grant_run = 2;
+    } else {
+        atomic_store_explicit(&tm_bias_grants_off, !atomic_load_explicit(&tm_bias_grants_off,
+                                                                         memory_order_relaxed),
+                              memory_order_relaxed); /* relaxed: as above */
+        uint32_t run = tm_cm.grant_run ? tm_cm.grant_run * 2 : 2;
+        tm_cm.grant_run = run > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : run;
+    }
+    tm_cm.grant_left = tm_cm.grant_run;
+}
+
 /* Called by one thread at a time (busy flag), when the epoch's time is up. */
 void tm_cm_decide(tm_tx *tx, uint64_t now)
 {
@@ -102,6 +152,10 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
     tm_cm.time[mode] += len;
     atomic_store_explicit(&tm_cm.epochs[mode], tm_cm.time[mode] / TM_CM_EPOCH,
                           memory_order_relaxed);
+    if (mode == TM_CM_SERIAL && atomic_load_explicit(&tm_bias_grants_off, memory_order_relaxed))
+        atomic_store_explicit(&tm_cm.grants_off_epochs,
+                              atomic_load_explicit(&tm_cm.grants_off_epochs, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     uint64_t next = TM_CM_EPOCH;
     if (tm_cm.probing && tm_cm.warming) {
         tm_cm.warming = false; /* the probe's warm-up: not measured (see above) */
@@ -125,6 +179,10 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm.base = tm_cm_est_cost(inc);
         }
         tm_cm.left = tm_cm.run;
+    } else if (tm_cm.grant_trial) {
+        /* A serial epoch with the bias grants flipped (nothing else runs one: a trial starts
+         * only in serial mode, and only when no probe does) */
+        tm_cm_grant_verdict(mode, cost);
     } else {
         /* The moving average, with an epoch dearer than twice it counted as twice it (one
          * epoch in which the threads were preempted must not make every challenger look
@@ -166,6 +224,8 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
             atomic_store_explicit(&tm_cm.probes[probe],
                                   atomic_load_explicit(&tm_cm.probes[probe], memory_order_relaxed) + 1,
                                   memory_order_relaxed);
+        } else if (mode == TM_CM_SERIAL) {
+            tm_cm_grant_trial();
         }
     }
     atomic_store_explicit(&tm_cm.epoch_end, now + next, memory_order_relaxed);

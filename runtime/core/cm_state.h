@@ -78,6 +78,13 @@ struct tm_cm_state {
     _Atomic uint64_t epochs[TM_CM_N_MODES]; /* epochs decided in each mode (the statistics) */
     _Atomic uint64_t probes[TM_CM_N_MODES]; /* probes of each mode (the statistics) */
     _Atomic uint64_t switches;            /* changes of mode (the statistics) */
+    /* The serial mode's bias grants (cm_decide.c: tm_cm_grant_trial): an epoch measured with
+     * them flipped is running, and the serial epochs until the next such trial, and their
+     * back-off, as run and left for probes. */
+    bool grant_trial;
+    uint32_t grant_run, grant_left;
+    _Atomic uint64_t grant_trials;      /* such trials (the statistics) */
+    _Atomic uint64_t grants_off_epochs; /* serial epochs that ended with no grants (the same) */
 };
 extern struct tm_cm_state tm_cm TM_HIDDEN;
 

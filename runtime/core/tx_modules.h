@@ -182,6 +182,8 @@ static inline void tm_bias_yield(tm_tx *tx)
  * of a streak (txn fast path: tm_bias_count). */
 #define TM_BIAS_STREAK 256u
 TM_HIDDEN void tm_bias_grant(tm_tx *self);
+/* Nonzero: no grants (adaptive found its serial mode cheaper without them: core/cm_decide.c). */
+extern _Atomic uint32_t tm_bias_grants_off TM_HIDDEN;
 static inline void tm_bias_count(tm_tx *tx)
 {
     if (TM_UNLIKELY(++tx->cm.bias_streak >= TM_BIAS_STREAK))
@@ -229,6 +231,8 @@ TM_HIDDEN uint64_t tm_cm_probes(unsigned mode); /* probes adaptive made of a mod
 TM_HIDDEN uint64_t tm_cm_cost(unsigned mode);   /* its last TSC cycles per commit (0: none) */
 TM_HIDDEN uint64_t tm_cm_cost_writing(unsigned mode); /* per writing commit (0: none) */
 TM_HIDDEN uint64_t tm_cm_switches(void);        /* changes of mode */
+TM_HIDDEN uint64_t tm_cm_grant_trials(void);    /* serial epochs run with the bias grants flipped */
+TM_HIDDEN uint64_t tm_cm_grants_off_epochs(void); /* serial epochs run without bias grants */
 
 /* begin.c */
 TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* a new attempt's execution mode */

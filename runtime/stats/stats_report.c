@@ -171,8 +171,10 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_probes(m));
-        fprintf(f, "},\n  \"adaptive_switches\": %llu,\n  \"adaptive_cycles_per_commit\": {",
-                (unsigned long long)tm_cm_switches());
+        fprintf(f, "},\n  \"adaptive_switches\": %llu,\n  \"adaptive_grant_trials\": %llu,\n"
+                   "  \"adaptive_grants_off_epochs\": %llu,\n  \"adaptive_cycles_per_commit\": {",
+                (unsigned long long)tm_cm_switches(), (unsigned long long)tm_cm_grant_trials(),
+                (unsigned long long)tm_cm_grants_off_epochs());
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_cost(m));
@@ -247,7 +249,8 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
         fprintf(f, "\nadaptive last cost per writing commit (compared first when both have it):");
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, " %s %llu", tm_cm_mode_name(m), (unsigned long long)tm_cm_cost_writing(m));
-        fprintf(f, "\n");
+        fprintf(f, "\nadaptive serial mode: %llu epochs without bias grants; %llu trials with them flipped\n",
+                (unsigned long long)tm_cm_grants_off_epochs(), (unsigned long long)tm_cm_grant_trials());
     }
 }
 
