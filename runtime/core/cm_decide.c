@@ -61,6 +61,23 @@ static bool tm_cm_wins(uint32_t m, uint64_t kc, uint32_t i, uint64_t ki)
     return kc + tm_cm_max(kc / 8, noise) < ki;
 }
 
+/* A back-off after a lost probe or grant trial: doubled, from 2, up to TM_CM_RUN_MAX. (From 0,
+ * a doubling would leave `left` at 0, whose decrement wraps: never challenged again.) */
+static uint32_t tm_cm_doubled(uint32_t run)
+{
+    uint32_t next = run ? run * 2 : 2;
+    return next > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : next;
+}
+
+/* Turns the bias grants off if on, on if off. relaxed: a grant that reads the old value only
+ * comes a little early or late. */
+static void tm_cm_grants_flip(void)
+{
+    atomic_store_explicit(&tm_bias_grants_off,
+                          !atomic_load_explicit(&tm_bias_grants_off, memory_order_relaxed),
+                          memory_order_relaxed);
+}
+
 /* The serial mode's bias grants (core/bias.c, TMKIT_BIAS=rotate) help some programs and hurt
  * others, and only a measurement tells which. A grant lets the holder of a streak run with no
  * lock, and the thread that wants the lock then waits out a turn: where transactions come back
@@ -85,10 +102,7 @@ static void tm_cm_grant_trial(void)
     atomic_store_explicit(&tm_cm.grant_trials,
                           atomic_load_explicit(&tm_cm.grant_trials, memory_order_relaxed) + 1,
                           memory_order_relaxed); /* relaxed: as the other statistics */
-    /* relaxed: a grant that reads the old value only comes a little early or late */
-    atomic_store_explicit(&tm_bias_grants_off, !atomic_load_explicit(&tm_bias_grants_off,
-                                                                     memory_order_relaxed),
-                          memory_order_relaxed);
+    tm_cm_grants_flip();
 }
 
 /* The end of a trial epoch (tm_cm_grant_trial) that cost `cost` in `mode`: keep its setting or
@@ -102,11 +116,8 @@ static void tm_cm_grant_verdict(uint32_t mode, tm_cm_price cost)
         tm_cm_set_est(TM_CM_SERIAL, cost); /* the serial mode's cost is now this setting's */
         tm_cm.grant_run = 2;
     } else {
-        atomic_store_explicit(&tm_bias_grants_off, !atomic_load_explicit(&tm_bias_grants_off,
-                                                                         memory_order_relaxed),
-                              memory_order_relaxed); /* relaxed: as above */
-        uint32_t run = tm_cm.grant_run ? tm_cm.grant_run * 2 : 2;
-        tm_cm.grant_run = run > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : run;
+        tm_cm_grants_flip();
+        tm_cm.grant_run = tm_cm_doubled(tm_cm.grant_run);
     }
     tm_cm.grant_left = tm_cm.grant_run;
 }
@@ -172,10 +183,7 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm.base = cost;
         } else {
             tm_cm_switch(tx, inc);
-            /* run starts at 0: doubling that would leave `left` at 0, whose decrement below
-             * wraps, and the incumbent would never be challenged again. */
-            uint32_t run = tm_cm.run ? tm_cm.run * 2 : 2;
-            tm_cm.run = run > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : run;
+            tm_cm.run = tm_cm_doubled(tm_cm.run);
             tm_cm.base = tm_cm_est_cost(inc);
         }
         tm_cm.left = tm_cm.run;
