@@ -190,3 +190,5 @@ uint64_t tm_cm_grants_off_epochs(void)
 {
     return atomic_load_explicit(&tm_cm.grants_off_epochs, memory_order_relaxed);
 }
+uint64_t tm_cm_plain_trials(void) { return atomic_load_explicit(&tm_cm.plain_trials, memory_order_relaxed); }
+uint64_t tm_cm_plain_epochs(void) { return atomic_load_explicit(&tm_cm.plain_epochs, memory_order_relaxed); }

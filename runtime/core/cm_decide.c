@@ -61,7 +61,7 @@ static bool tm_cm_wins(uint32_t m, uint64_t kc, uint32_t i, uint64_t ki)
     return kc + tm_cm_max(kc / 8, noise) < ki;
 }
 
-/* A back-off after a lost probe or grant trial: doubled, from 2, up to TM_CM_RUN_MAX. (From 0,
+/* A back-off after a lost probe or lock trial: doubled, from 2, up to TM_CM_RUN_MAX. (From 0,
  * a doubling would leave `left` at 0, whose decrement wraps: never challenged again.) */
 static uint32_t tm_cm_doubled(uint32_t run)
 {
@@ -69,54 +69,77 @@ static uint32_t tm_cm_doubled(uint32_t run)
     return next > TM_CM_RUN_MAX ? TM_CM_RUN_MAX : next;
 }
 
-/* Turns the bias grants off if on, on if off. relaxed: a grant that reads the old value only
- * comes a little early or late. */
-static void tm_cm_grants_flip(void)
+/* Puts setting `s` in force. relaxed: a grant or a waiter that reads an old value only applies
+ * the new one a little late. */
+static void tm_cm_lock_apply(uint32_t s)
 {
-    atomic_store_explicit(&tm_bias_grants_off,
-                          !atomic_load_explicit(&tm_bias_grants_off, memory_order_relaxed),
-                          memory_order_relaxed);
+    atomic_store_explicit(&tm_bias_grants_off, s != TM_CM_LOCK_GRANTS, memory_order_relaxed);
+    atomic_store_explicit(&tm_serial_plain, s == TM_CM_LOCK_PLAIN, memory_order_relaxed);
 }
 
-/* The serial mode's bias grants (core/bias.c, TMKIT_BIAS=rotate) help some programs and hurt
- * others, and only a measurement tells which. A grant lets the holder of a streak run with no
- * lock, and the thread that wants the lock then waits out a turn: where transactions come back
- * to back (a shared counter) that wait costs nothing, since the lock was busy anyway, and the
- * grants make 2 threads 1.7x faster (micro counter, 2026-12-03); where each thread commits a
- * short transaction between longer work of its own (STAMP's kmeans, one every ~100 ns), the
- * wait is time the waiter could have used, and kmeans at 2 threads ran 18-30% slower with them
- * (bench/results/third-party, "The rotating bias"). The two cannot be told apart from the lock
- * without perturbing it (serial_handoff.c: each look moves its line), so adaptive tries: every
- * grant_run serial epochs it runs one with the grants flipped, and keeps the setting that costs
- * less by more than the noise, by the same rule as a probe (tm_cm_wins); a lost trial doubles
- * the interval up to TM_CM_RUN_MAX. Started: the epoch that begins now runs flipped. */
-static void tm_cm_grant_trial(void)
+/* One more to a statistic (relaxed: as the other statistics; only deciders write). */
+static void tm_cm_bump(_Atomic uint64_t *n)
 {
-    if (tm_config.bias != TM_BIAS_ROTATE || tm_bias_thread_count() < 2)
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+/* The serial lock has three settings (cm_state.h), and which is cheapest depends on the
+ * program; only a measurement tells, since the lock cannot tell them apart without perturbing
+ * itself (serial_handoff.c: each look moves its line).
+ *  - The bias grants (core/bias.c, TMKIT_BIAS=rotate) let the holder of a streak run with no
+ *    lock, and the thread that wants the lock then waits out a turn. Where transactions come
+ *    back to back (a shared counter) that wait costs nothing, since the lock was busy anyway,
+ *    and the grants make 2 threads 1.7x faster (micro counter, 2026-12-03).
+ *  - Turns without grants: the holder still keeps the lock for a turn once asked, but runs
+ *    its transactions under the lock's atomics.
+ *  - The plain lock (serial_handoff.c): a waiter takes a free lock at once and the holder hands
+ *    it over at the first request. Where each thread commits a short transaction between
+ *    longer work of its own (STAMP's kmeans, ssca2), a turn is time the waiter could have
+ *    used: kmeans at 2 threads ran 18-30% slower with the grants than with turns alone, and
+ *    1.5x faster with the plain lock (bench/results/third-party, "The plain serial lock");
+ *    back to back, the plain lock made the counter 7x slower.
+ * So every grant_run serial epochs adaptive runs one with another setting, the two others in
+ * turn, and keeps it if it costs less by more than the noise, by the same rule as a probe
+ * (tm_cm_wins); a lost trial doubles the interval up to TM_CM_RUN_MAX. Without grants
+ * (TMKIT_BIAS=single) the trials are between the turns and the plain lock. Started: the epoch
+ * that begins now runs the challenger. */
+static void tm_cm_lock_trial(void)
+{
+    const bool grants = tm_config.bias == TM_BIAS_ROTATE;
+    if (!grants && tm_cm.lock_setting == TM_CM_LOCK_GRANTS)
+        tm_cm.lock_setting = TM_CM_LOCK_TURNS; /* the same lock where nothing is granted */
+    if (tm_bias_thread_count() < 2)
         return;
     if (tm_cm.grant_left > 1) {
         tm_cm.grant_left--;
         return;
     }
-    tm_cm.grant_trial = true;
-    atomic_store_explicit(&tm_cm.grant_trials,
-                          atomic_load_explicit(&tm_cm.grant_trials, memory_order_relaxed) + 1,
-                          memory_order_relaxed); /* relaxed: as the other statistics */
-    tm_cm_grants_flip();
+    uint32_t c = tm_cm.lock_next % TM_CM_LOCK_N, inc = tm_cm.lock_setting;
+    while (c == inc || (c == TM_CM_LOCK_GRANTS && !grants))
+        c = (c + 1) % TM_CM_LOCK_N;
+    tm_cm.lock_next = c + 1;
+    tm_cm.lock_trial = true;
+    tm_cm.lock_challenger = c;
+    if ((c == TM_CM_LOCK_GRANTS) != (inc == TM_CM_LOCK_GRANTS))
+        tm_cm_bump(&tm_cm.grant_trials);
+    if ((c == TM_CM_LOCK_PLAIN) != (inc == TM_CM_LOCK_PLAIN))
+        tm_cm_bump(&tm_cm.plain_trials);
+    tm_cm_lock_apply(c);
 }
 
-/* The end of a trial epoch (tm_cm_grant_trial) that cost `cost` in `mode`: keep its setting or
+/* The end of a trial epoch (tm_cm_lock_trial) that cost `cost` in `mode`: keep its setting or
  * go back (also when the epoch did not stay in serial mode, which nothing does now). */
-static void tm_cm_grant_verdict(uint32_t mode, tm_cm_price cost)
+static void tm_cm_lock_verdict(uint32_t mode, tm_cm_price cost)
 {
     uint64_t kc, ki;
-    tm_cm.grant_trial = false;
+    tm_cm.lock_trial = false;
     tm_cm_keys(cost, tm_cm_est_cost(TM_CM_SERIAL), &kc, &ki);
     if (mode == TM_CM_SERIAL && kc && ki && tm_cm_wins(TM_CM_SERIAL, kc, TM_CM_SERIAL, ki)) {
+        tm_cm.lock_setting = tm_cm.lock_challenger;
         tm_cm_set_est(TM_CM_SERIAL, cost); /* the serial mode's cost is now this setting's */
         tm_cm.grant_run = 2;
     } else {
-        tm_cm_grants_flip();
+        tm_cm_lock_apply(tm_cm.lock_setting);
         tm_cm.grant_run = tm_cm_doubled(tm_cm.grant_run);
     }
     tm_cm.grant_left = tm_cm.grant_run;
@@ -164,9 +187,9 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
     atomic_store_explicit(&tm_cm.epochs[mode], tm_cm.time[mode] / TM_CM_EPOCH,
                           memory_order_relaxed);
     if (mode == TM_CM_SERIAL && atomic_load_explicit(&tm_bias_grants_off, memory_order_relaxed))
-        atomic_store_explicit(&tm_cm.grants_off_epochs,
-                              atomic_load_explicit(&tm_cm.grants_off_epochs, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+        tm_cm_bump(&tm_cm.grants_off_epochs);
+    if (mode == TM_CM_SERIAL && atomic_load_explicit(&tm_serial_plain, memory_order_relaxed))
+        tm_cm_bump(&tm_cm.plain_epochs);
     uint64_t next = TM_CM_EPOCH;
     if (tm_cm.probing && tm_cm.warming) {
         tm_cm.warming = false; /* the probe's warm-up: not measured (see above) */
@@ -187,10 +210,10 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm.base = tm_cm_est_cost(inc);
         }
         tm_cm.left = tm_cm.run;
-    } else if (tm_cm.grant_trial) {
-        /* A serial epoch with the bias grants flipped (nothing else runs one: a trial starts
-         * only in serial mode, and only when no probe does) */
-        tm_cm_grant_verdict(mode, cost);
+    } else if (tm_cm.lock_trial) {
+        /* A serial epoch with another setting of the lock (nothing else runs one: a trial
+         * starts only in serial mode, and only when no probe does) */
+        tm_cm_lock_verdict(mode, cost);
     } else {
         /* The moving average, with an epoch dearer than twice it counted as twice it (one
          * epoch in which the threads were preempted must not make every challenger look
@@ -229,11 +252,9 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm.probing = true;
             tm_cm.warming = true;
             next = TM_CM_WARM;
-            atomic_store_explicit(&tm_cm.probes[probe],
-                                  atomic_load_explicit(&tm_cm.probes[probe], memory_order_relaxed) + 1,
-                                  memory_order_relaxed);
+            tm_cm_bump(&tm_cm.probes[probe]);
         } else if (mode == TM_CM_SERIAL) {
-            tm_cm_grant_trial();
+            tm_cm_lock_trial();
         }
     }
     atomic_store_explicit(&tm_cm.epoch_end, now + next, memory_order_relaxed);

@@ -13,6 +13,10 @@
 #define TM_CM_RUN_MAX 256u
 #define TM_CM_OREC_THREADS 2u
 
+/* The serial lock's settings (cm_decide.c: tm_cm_lock_trial): turns with the bias grants
+ * (core/bias.c), turns without them, the plain lock (core/serial_handoff.c), which has none. */
+enum { TM_CM_LOCK_GRANTS = 0, TM_CM_LOCK_TURNS, TM_CM_LOCK_PLAIN, TM_CM_LOCK_N };
+
 /* The modes (tx_modules.h: TM_CM_GLWT...): their names in the statistics, whether they buffer
  * writes (redo log: only with TMKIT_ADAPTIVE_MODES=all) and whether they are worth probing only
  * with TM_CM_OREC_THREADS or more transacting threads. The speculative algorithm each one runs
@@ -78,13 +82,18 @@ struct tm_cm_state {
     _Atomic uint64_t epochs[TM_CM_N_MODES]; /* epochs decided in each mode (the statistics) */
     _Atomic uint64_t probes[TM_CM_N_MODES]; /* probes of each mode (the statistics) */
     _Atomic uint64_t switches;            /* changes of mode (the statistics) */
-    /* The serial mode's bias grants (cm_decide.c: tm_cm_grant_trial): an epoch measured with
-     * them flipped is running, and the serial epochs until the next such trial, and their
-     * back-off, as run and left for probes. */
-    bool grant_trial;
+    /* The serial lock's setting (cm_decide.c: tm_cm_lock_trial): the one kept, whether an
+     * epoch measuring another (the challenger, in force meanwhile) is running, the next
+     * challenger, and the serial epochs until the next such trial and their back-off, as run
+     * and left for probes. */
+    uint32_t lock_setting, lock_challenger, lock_next;
+    bool lock_trial;
     uint32_t grant_run, grant_left;
-    _Atomic uint64_t grant_trials;      /* such trials (the statistics) */
+    _Atomic uint64_t grant_trials;      /* trials that turned the bias grants on or off (the
+                                         * statistics) */
+    _Atomic uint64_t plain_trials;      /* trials that turned the plain lock on or off (the same) */
     _Atomic uint64_t grants_off_epochs; /* serial epochs that ended with no grants (the same) */
+    _Atomic uint64_t plain_epochs;      /* serial epochs that ended with the plain lock (the same) */
 };
 extern struct tm_cm_state tm_cm TM_HIDDEN;
 

@@ -45,6 +45,8 @@ TM_HIDDEN void tm_cm_window(tm_tx *tx);           /* every TM_CM_WINDOW commits:
 TM_HIDDEN bool tm_serial_spin_wait(bool (*trylock)(void));
 TM_HIDDEN bool tm_serial_poll_wait(bool (*trylock)(void));
 TM_HIDDEN void tm_serial_handoff(tm_tx *holder, uint32_t unlocks); /* an unlock found 3 */
+/* Nonzero: the plain lock, no turns (serial_handoff.c; adaptive's choice, cm_decide.c). */
+extern _Atomic uint32_t tm_serial_plain TM_HIDDEN;
 TM_HIDDEN bool tm_serial_crowded(void); /* waiters wait passively: no spare CPU to spin on
                                         * (the waiters' last reading) */
 TM_HIDDEN bool tm_serial_crowded_now(void); /* the same, reading the load if it is old: for

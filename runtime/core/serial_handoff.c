@@ -46,6 +46,13 @@
  *    take the CPU from the holder, or from the thread the holder waits for. streamcluster at 4
  *    threads on 2 CPUs: 3.4 s passive, 1.2-42 s with spinners yielding between looks, over
  *    60 s under libitm.
+ *  - The plain lock (tm_serial_plain, adaptive's choice: core/cm_decide.c): no lead, no
+ *    confirmation, looks every TM_SERIAL_LOOK_PLAIN cycles, and the holder hands over at the
+ *    first request, as a test-and-test-and-set lock with a hand-over. Where each thread commits
+ *    a short transaction between longer work of its own (STAMP's kmeans and ssca2), the turns
+ *    keep the lock from a waiter that could have used it at once: kmeans ran 1.5x faster with
+ *    the plain lock at 2 threads; where transactions come back to back (a shared counter) it
+ *    ran 7x slower (bench/results/third-party, "The plain serial lock").
  * Measured (bench/results/scaling, its Record): streamcluster 2 threads 0.05-0.12 s
  * (libitm 0.03-0.06), the ring 0.36-0.54M hand-offs/s, back-to-back tiny transactions at 2
  * threads 0.8-1.2x of the passive-only lock's throughput.
@@ -70,6 +77,12 @@
 #define TM_SERIAL_CONFIRM 2000u   /* TSC cycles (~0.8 us) a free word stays free before taken */
 #define TM_SERIAL_CROWD_AGE 2600000u /* TSC cycles (~1 ms) a reading of the load is trusted */
 #define TM_SERIAL_SPINNERS 2u     /* threads in the hand-off phase at a time, at most */
+#define TM_SERIAL_LOOK_PLAIN 100u /* TSC cycles between a spinner's loads, the plain lock */
+
+/* Nonzero: the plain lock (see the top). Written by adaptive's decider (cm_decide.c), read by
+ * waiters and holders: relaxed, a setting that a waiter or an unlock reads a little late only
+ * applies a little late. */
+_Atomic uint32_t tm_serial_plain;
 
 static uint32_t tm_serial_cpus; /* CPUs this process may run on */
 static tm_line32 tm_serial_spinners; /* threads in the hand-off phase (its own line) */
@@ -139,7 +152,10 @@ static bool tm_serial_spin(bool (*trylock)(void))
 {
     uint64_t t0 = tm_serial_tsc(), asked = 0, since = 0, ask_every = TM_SERIAL_ASK, t;
     uint32_t last_w = 1, last_n = 0;
-    while (tm_serial_tsc() - t0 < TM_SERIAL_LEAD)
+    /* relaxed: see tm_serial_plain. */
+    const bool plain = atomic_load_explicit(&tm_serial_plain, memory_order_relaxed);
+    const uint64_t lead = plain ? 0 : TM_SERIAL_LEAD, confirm = plain ? 0 : TM_SERIAL_CONFIRM;
+    while (tm_serial_tsc() - t0 < lead)
         __builtin_ia32_pause(); /* the holder runs alone: the line stays in its cache */
     for (;;) {
         /* relaxed loads, requests and hand-over checks: hints; the compare-and-swap that takes
@@ -169,7 +185,7 @@ static bool tm_serial_spin(bool (*trylock)(void))
          * two transactions of a run, which frees the word only for a moment. If a thread holds
          * the bias (which leaves the word at 0, core/bias.c), only after a turn: it cannot be
          * asked, and taking the lock takes the bias back. */
-        if (w == 0 && still >= TM_SERIAL_CONFIRM &&
+        if (w == 0 && still >= confirm &&
             (t - t0 >= TM_SERIAL_TURN ||
              !atomic_load_explicit(&tm_bias_owner, memory_order_relaxed)) &&
             trylock())
@@ -192,9 +208,10 @@ static bool tm_serial_spin(bool (*trylock)(void))
         }
         /* One load per look: the holder keeps its line meanwhile. Soon after a request, when
          * the holder may hand the lock over, we look more often. */
-        uint64_t gap = w == 0 && still < TM_SERIAL_CONFIRM ? TM_SERIAL_CONFIRM
-                       : t - asked < TM_SERIAL_ASK                ? TM_SERIAL_LOOK_SOON
-                                                                  : TM_SERIAL_LOOK;
+        uint64_t gap = plain                                 ? TM_SERIAL_LOOK_PLAIN
+                       : w == 0 && still < TM_SERIAL_CONFIRM ? TM_SERIAL_CONFIRM
+                       : t - asked < TM_SERIAL_ASK           ? TM_SERIAL_LOOK_SOON
+                                                             : TM_SERIAL_LOOK;
         while (tm_serial_tsc() - t < gap)
             __builtin_ia32_pause();
     }
@@ -229,8 +246,9 @@ void tm_serial_handoff(tm_tx *holder, uint32_t unlocks)
      * read-only transactions waiting for another's write hands over at once. One read-only
      * transaction among writing ones (an audit among transfers) does not end a turn: that cut
      * the bank's turns to ~100 transactions, each change of holder moving the accounts' lines,
-     * at 0.3x the throughput. */
-    if (holder) {
+     * at 0.3x the throughput. The plain lock has no turns: it hands over at the first request.
+     * relaxed: see tm_serial_plain. */
+    if (holder && !atomic_load_explicit(&tm_serial_plain, memory_order_relaxed)) {
         const uint32_t reads = ((1u << TM_SERIAL_READS) - 1) * pr_readOnly;
         if ((holder->cm.ro_hist & reads) != reads) {
             uint64_t now = tm_serial_tsc();

@@ -233,6 +233,8 @@ TM_HIDDEN uint64_t tm_cm_cost_writing(unsigned mode); /* per writing commit (0: 
 TM_HIDDEN uint64_t tm_cm_switches(void);        /* changes of mode */
 TM_HIDDEN uint64_t tm_cm_grant_trials(void);    /* serial epochs run with the bias grants flipped */
 TM_HIDDEN uint64_t tm_cm_grants_off_epochs(void); /* serial epochs run without bias grants */
+TM_HIDDEN uint64_t tm_cm_plain_trials(void);    /* serial epochs run with the plain lock flipped */
+TM_HIDDEN uint64_t tm_cm_plain_epochs(void);    /* serial epochs run with the plain lock */
 
 /* begin.c */
 TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* a new attempt's execution mode */

@@ -172,9 +172,11 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
             fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_probes(m));
         fprintf(f, "},\n  \"adaptive_switches\": %llu,\n  \"adaptive_grant_trials\": %llu,\n"
-                   "  \"adaptive_grants_off_epochs\": %llu,\n  \"adaptive_cycles_per_commit\": {",
+                   "  \"adaptive_grants_off_epochs\": %llu,\n  \"adaptive_plain_trials\": %llu,\n"
+                   "  \"adaptive_plain_epochs\": %llu,\n  \"adaptive_cycles_per_commit\": {",
                 (unsigned long long)tm_cm_switches(), (unsigned long long)tm_cm_grant_trials(),
-                (unsigned long long)tm_cm_grants_off_epochs());
+                (unsigned long long)tm_cm_grants_off_epochs(), (unsigned long long)tm_cm_plain_trials(),
+                (unsigned long long)tm_cm_plain_epochs());
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_cost(m));
@@ -249,8 +251,11 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
         fprintf(f, "\nadaptive last cost per writing commit (compared first when both have it):");
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, " %s %llu", tm_cm_mode_name(m), (unsigned long long)tm_cm_cost_writing(m));
-        fprintf(f, "\nadaptive serial mode: %llu epochs without bias grants; %llu trials with them flipped\n",
-                (unsigned long long)tm_cm_grants_off_epochs(), (unsigned long long)tm_cm_grant_trials());
+        fprintf(f,
+                "\nadaptive serial mode: %llu epochs without bias grants, %llu with the plain lock; "
+                "%llu trials flipped the grants, %llu the plain lock\n",
+                (unsigned long long)tm_cm_grants_off_epochs(), (unsigned long long)tm_cm_plain_epochs(),
+                (unsigned long long)tm_cm_grant_trials(), (unsigned long long)tm_cm_plain_trials());
     }
 }
 
