@@ -130,9 +130,14 @@ void tm_cm_switch(tm_tx *tx, uint32_t mode)
 /* Every TM_CM_WINDOW commits of a descriptor (tm_cm_count): has the epoch ended? */
 void tm_cm_window(tm_tx *tx)
 {
+    uint64_t now = tm_cm_now(), span = now - tx->cm.window_at;
+    /* This thread's time per commit (the back-off after an abort reads it: txn.c) */
+    if (tx->cm.window_at)
+        tx->cm.commit_cycles = span / TM_CM_WINDOW > UINT32_MAX ? UINT32_MAX
+                                                                 : (uint32_t)(span / TM_CM_WINDOW);
+    tx->cm.window_at = now;
     if (!tm_config.algo->managed)
         return; /* serialirr's commit fast path counts too */
-    uint64_t now = tm_cm_now();
     /* relaxed: epoch_end only says when to try for `busy`, whose acquire orders the rest. */
     if (now >= atomic_load_explicit(&tm_cm.epoch_end, memory_order_relaxed) &&
         !atomic_exchange_explicit(&tm_cm.busy, 1, memory_order_acquire)) {
@@ -190,5 +195,15 @@ uint64_t tm_cm_grants_off_epochs(void)
 {
     return atomic_load_explicit(&tm_cm.grants_off_epochs, memory_order_relaxed);
 }
+/* Restarts without back-off (txn.c: tm_backoff), summed over the descriptors. relaxed: as
+ * tm_cm_commits. */
+uint64_t tm_cm_quick_restarts(void)
+{
+    uint64_t sum = 0;
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        sum += atomic_load_explicit(&t->cm.quick_restarts, memory_order_relaxed);
+    return sum;
+}
+
 uint64_t tm_cm_plain_trials(void) { return atomic_load_explicit(&tm_cm.plain_trials, memory_order_relaxed); }
 uint64_t tm_cm_plain_epochs(void) { return atomic_load_explicit(&tm_cm.plain_epochs, memory_order_relaxed); }

@@ -165,6 +165,9 @@ tm_tx *tm_tx_create(void)
     tm_set_disp(tx, &tm_disp_direct);
     tx->nesting = 0;
     tx->flags = 0;
+    /* A recycled descriptor's pace of commits was its last thread's (core/cm.c) */
+    tx->cm.commit_cycles = 0;
+    tx->cm.window_at = 0;
     tx->rng = (uint64_t)(uintptr_t)tx * 0x9E3779B97F4A7C15ull | 1;
     /* No ids yet (id_next == id_end): the first begin takes the general path (see scrub). */
     tm_stack_bounds(tx);

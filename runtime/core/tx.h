@@ -244,6 +244,12 @@ struct tm_tx {
                               * (serial_handoff.c) */
         uint32_t ro_hist; /* pr_readOnly of our last serial commits, the newest in its own
                            * bit, older ones shifted left (serial_handoff.c) */
+        uint32_t commit_cycles; /* TSC cycles per commit of ours over our last TM_CM_WINDOW
+                                 * counted commits, capped; 0 before two windows (cm.c) */
+        uint64_t window_at;     /* TSC at our last window's end, or 0 */
+        /* restarts that skipped the back-off for that (txn.c): written by the owner, summed by
+         * the report (cm.c) */
+        _Atomic uint64_t quick_restarts;
     } cm;                  /* contention manager state (cm.c) */
     uint64_t rng;
     /* C++ exception state (abi/eh.c; eh_saved is above). */

@@ -235,6 +235,7 @@ TM_HIDDEN uint64_t tm_cm_grant_trials(void);    /* serial epochs run with the bi
 TM_HIDDEN uint64_t tm_cm_grants_off_epochs(void); /* serial epochs run without bias grants */
 TM_HIDDEN uint64_t tm_cm_plain_trials(void);    /* serial epochs run with the plain lock flipped */
 TM_HIDDEN uint64_t tm_cm_plain_epochs(void);    /* serial epochs run with the plain lock */
+TM_HIDDEN uint64_t tm_cm_quick_restarts(void);  /* restarts without back-off (txn.c) */
 
 /* begin.c */
 TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* a new attempt's execution mode */
