@@ -15,6 +15,7 @@ unresolved one).
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,7 +39,11 @@ def run(root, exp, extra):
             json.dump(db, fh)
         args = ["-p", tmp] + args
     cmd = [os.path.join(root, "bin", "tmkit"), "advise"] + extra + args
-    r = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
     return r, cmd
 
 

@@ -21,12 +21,14 @@ usage: fuzz_report.py [--seconds N] [--runs N] [--seed N] [--artifacts DIR] [--w
        (--runs 0: replay the files once, no mutation)
 """
 import argparse
+import atexit
 import contextlib
 import hashlib
 import io
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -50,6 +52,7 @@ class Finding(Exception):
 
 
 TMP = tempfile.mkdtemp(prefix="tmkit-fuzz-report-")
+atexit.register(shutil.rmtree, TMP, True)  # libFuzzer's exit skips it: run.sh sets TMPDIR
 
 
 def _run(fn, prefix):

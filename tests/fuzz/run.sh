@@ -11,8 +11,9 @@ if [ "$t" = report ]; then # Python: atheris from build/fuzz-venv, else the proj
     py=$1/../fuzz-venv/bin/python
     "$py" -c "import atheris" >/dev/null 2>&1 || py=$src/../../.venv/bin/python
     work=$(mktemp -d "${TMPDIR:-/tmp}/tmkit-fuzz-$t.XXXXXX") || exit 1
-    "$py" "$src/fuzz_report.py" --seconds "$secs" --artifacts "$art" --work "$work" \
-        "$src/corpus/$t" "$src/regressions/$t"
+    # TMPDIR: the script's own scratch files go under $work too, removed below
+    TMPDIR=$work "$py" "$src/fuzz_report.py" --seconds "$secs" --artifacts "$art" \
+        --work "$work/inputs" "$src/corpus/$t" "$src/regressions/$t"
     rc=$?
     rm -rf "$work"
     exit $rc
@@ -28,6 +29,7 @@ mkdir -p "$art"
 set -- "$src/corpus/$t"
 [ -d "$src/regressions/$t" ] && set -- "$@" "$src/regressions/$t"
 # ASan: leaks are findings; UBSan: stop at the first report (-fno-sanitize-recover at build)
+# (not exec: the trap removes the scratch directory when the run ends)
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
-exec "$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+"$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$art/" "$work" "$@"

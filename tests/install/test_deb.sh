@@ -6,7 +6,8 @@
 . "$ROOT/tests/unit/lib.sh"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 OUT=$BUILD/test-deb
-DEB_OUT=$OUT BUILD=$BUILD JOBS=1 sh "$ROOT/scripts/deb.sh" > "$T/deb.log" 2>&1
+# TMPDIR: lintian's scratch directories go into $T (it left some in /tmp)
+TMPDIR=$T DEB_OUT=$OUT BUILD=$BUILD JOBS=1 sh "$ROOT/scripts/deb.sh" > "$T/deb.log" 2>&1
 rc=$?
 deb=$OUT/tmkit_${VERSION}_amd64.deb
 [ -f "$deb" ] || { cat "$T/deb.log"; fail "no package built (log: $OUT/build.log)"; }

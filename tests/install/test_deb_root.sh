@@ -9,7 +9,7 @@ command -v mmdebstrap >/dev/null || fail "mmdebstrap missing (scripts/deps.sh in
 [ "$(id -u)" = 0 ] || fail "needs root (mmdebstrap's root mode and chroot)"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 OUT=$BUILD/test-deb-root
-DEB_OUT=$OUT BUILD=$BUILD sh "$ROOT/scripts/deb.sh" > "$T/deb.log" 2>&1 ||
+TMPDIR=$T DEB_OUT=$OUT BUILD=$BUILD sh "$ROOT/scripts/deb.sh" > "$T/deb.log" 2>&1 ||
     { cat "$T/deb.log"; fail "make deb failed"; }
 deb=$OUT/tmkit_${VERSION}_amd64.deb
 deps=$(dpkg-deb -f "$deb" Depends | sed 's/([^)]*)//g; s/|[^,]*//g; s/ //g')

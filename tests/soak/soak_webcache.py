@@ -33,6 +33,7 @@ import os
 import random
 import re
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -249,6 +250,7 @@ def main():
             srv.stop("webcache soak server")
         for f in http_harness.failures:  # the harness's checks (the SIGTERM exit status)
             F.check(False, f)
+        shutil.rmtree(tmp, ignore_errors=True)
     write_outputs(sampler.rows if sampler else [], summary, a.csv, a.json)
     F.exit()
 
