@@ -88,6 +88,8 @@ struct tm_cm_state {
      * and left for probes. */
     uint32_t lock_setting, lock_challenger, lock_next;
     bool lock_trial;
+    uint32_t probe_setting, serial_probes; /* the setting a serial probe runs with, and the
+                                            * serial probes so far (tm_cm_probe_lock) */
     uint32_t grant_run, grant_left;
     _Atomic uint64_t grant_trials;      /* trials that turned the bias grants on or off (the
                                          * statistics) */
