@@ -138,8 +138,8 @@ static void tm_cm_lock_trial(void)
  * mode is in, and a program whose serial mode is only probed would otherwise measure it only
  * with the setting it started with, the grants. ssca2 at 2 threads, whose serial epochs want
  * the plain lock: kernel 1 in 1.11 s against 1.43 s (5 rounds; 0.99 against 1.37 s in 7 paired
- * ones), 1.0x its 1-thread time instead of 0.64x (bench/results/third-party, "Serial probes try
- * the lock's settings"). The verdict: tm_cm_decide. */
+ * ones), 0.87-1.02x its 1-thread time instead of 0.64-0.78x (bench/results/third-party,
+ * "Serial probes try the lock's settings"). The verdict: tm_cm_decide. */
 static void tm_cm_probe_lock(void)
 {
     const bool grants = tm_config.bias == TM_BIAS_ROTATE;
