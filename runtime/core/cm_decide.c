@@ -83,6 +83,16 @@ static void tm_cm_bump(_Atomic uint64_t *n)
     atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 
+/* Are bias grants in use (TMKIT_BIAS=rotate)? Without them the kept setting is at most the
+ * turns: the same lock where nothing is granted. */
+static bool tm_cm_lock_grants(void)
+{
+    const bool grants = tm_config.bias == TM_BIAS_ROTATE;
+    if (!grants && tm_cm.lock_setting == TM_CM_LOCK_GRANTS)
+        tm_cm.lock_setting = TM_CM_LOCK_TURNS;
+    return grants;
+}
+
 /* The next setting to measure against the kept one, in turn, put in force. */
 static uint32_t tm_cm_lock_challenge(bool grants)
 {
@@ -120,9 +130,7 @@ static uint32_t tm_cm_lock_challenge(bool grants)
  * that begins now runs the challenger. */
 static void tm_cm_lock_trial(void)
 {
-    const bool grants = tm_config.bias == TM_BIAS_ROTATE;
-    if (!grants && tm_cm.lock_setting == TM_CM_LOCK_GRANTS)
-        tm_cm.lock_setting = TM_CM_LOCK_TURNS; /* the same lock where nothing is granted */
+    const bool grants = tm_cm_lock_grants();
     if (tm_bias_thread_count() < 2)
         return;
     if (tm_cm.grant_left > 1) {
@@ -142,9 +150,7 @@ static void tm_cm_lock_trial(void)
  * "Serial probes try the lock's settings"). The verdict: tm_cm_decide. */
 static void tm_cm_probe_lock(void)
 {
-    const bool grants = tm_config.bias == TM_BIAS_ROTATE;
-    if (!grants && tm_cm.lock_setting == TM_CM_LOCK_GRANTS)
-        tm_cm.lock_setting = TM_CM_LOCK_TURNS;
+    const bool grants = tm_cm_lock_grants();
     tm_cm.probe_setting = tm_cm.lock_setting;
     if (tm_bias_thread_count() >= 2 && (tm_cm.serial_probes++ & 1))
         tm_cm.probe_setting = tm_cm_lock_challenge(grants);
@@ -227,10 +233,9 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm_keys(cost, tm_cm_est_cost(TM_CM_SERIAL), &kc, &ki);
             if (kc && ki && kc < ki) {
                 tm_cm.lock_setting = tm_cm.probe_setting;
-            } else if (!kc || !ki) {
-                tm_cm_lock_apply(tm_cm.lock_setting); /* nothing to compare: this measure */
             } else {
-                cost = tm_cm_est_cost(TM_CM_SERIAL);
+                if (kc && ki) /* (with nothing to compare, this measure is the serial mode's) */
+                    cost = tm_cm_est_cost(TM_CM_SERIAL);
                 tm_cm_lock_apply(tm_cm.lock_setting);
             }
         }

@@ -30,26 +30,30 @@ aborts = sum(s["abort_read_conflict"] + s["abort_write_conflict"] + s["abort_val
 print(aborts, p["adaptive_restarts_without_backoff"])
 PY
 }
+# measured NAME CMD...: runs CMD under adaptive, profiled to $d/NAME.json, up to 3 times until a
+# run aborts 100 times; sets $aborts and $quick (its restarts without back-off); false if none did
+measured() {
+    name=$1; shift
+    for attempt in 1 2 3; do
+        expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS="$d/$name.json" "$@"
+        read -r aborts quick <<EOF
+$(fields "$d/$name.json")
+EOF
+        [ "$aborts" -ge 100 ] && return 0
+    done
+    return 1
+}
 checked=0
-for attempt in 1 2 3; do
-    expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS="$d/far.json" "$GRANTS_PROG" 2 300000 400 16
-    set -- $(fields "$d/far.json"); aborts=$1; quick=$2
-    [ "$aborts" -lt 100 ] && continue
+if measured far "$GRANTS_PROG" 2 300000 400 16; then
     [ $((quick * 2)) -ge "$aborts" ] ||
         fail "commits far apart: only $quick of $aborts restarts skipped the back-off"
     checked=$((checked + 1))
-    break
-done
+fi
 far="$quick of $aborts"
-for attempt in 1 2 3; do
-    expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS="$d/near.json" "$BUILD/bin/hashset-tm" \
-        --threads 2 --seconds 0.5
-    set -- $(fields "$d/near.json"); aborts=$1; quick=$2
-    [ "$aborts" -lt 100 ] && continue
+if measured near "$BUILD/bin/hashset-tm" --threads 2 --seconds 0.5; then
     [ $((quick * 3)) -le "$aborts" ] ||
         fail "back to back: $quick of $aborts restarts skipped the back-off"
     checked=$((checked + 1))
-    break
-done
+fi
 [ "$checked" -ge 1 ] || fail "neither shape aborted 100 times in 3 runs: nothing judged"
 echo "backoff: ok (restarts without back-off: far apart $far, back to back $quick of $aborts; $checked of 2 checked)"
