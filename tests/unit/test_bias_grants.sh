@@ -6,8 +6,9 @@
 #  - the program's sums under every algorithm at 2 and at 4 threads (more threads than CPUs),
 #    narrow and wide (16 sums a transaction);
 #  - adaptive at 2 threads tries the other settings in its serial epochs (trials);
-#  - back to back, the grants stay on: only the trial epochs run without them (the grant lets
-#    a turn's holder skip the lock's atomics, which cost such transactions ~40%), and few with
+#  - back to back, the grants stay on where they pay on the host (grants_pay): only the trial
+#    epochs run without them (the grant lets a turn's holder skip the lock's atomics, which cost
+#    such transactions ~40% on some days of the AMD host and nothing on others), and few with
 #    the plain lock (7x slower there);
 #  - kmeans's shape runs most of its serial epochs without grants (measured 18-30% faster on
 #    STAMP's kmeans: a grant makes the other thread wait out a turn it could have worked in;
@@ -36,14 +37,42 @@ print(p["adaptive_epochs"]["serial"], p["adaptive_grants_off_epochs"], p["adapti
       p["adaptive_plain_epochs"], p["adaptive_plain_trials"])
 PY
 }
+# grants_pay: do the grants make back-to-back transactions faster here, by 1/8 or more? Medians
+# of 5 interleaved pairs of serialirr runs, TMKIT_BIAS=single against rotate (sets worth). On
+# the AMD host they saved ~40% (2026-12-03); on 2026-12-04 the same host's VM ran both in
+# 0.28-0.40 s, and adaptive kept either by the noise: asserting its choice there would assert
+# the noise.
+grants_pay() {
+    worth=$(python3 - "$GRANTS_PROG" <<'PY'
+import os, subprocess, sys, time
+def run(bias):
+    env = dict(os.environ, TMKIT_ALGO="serialirr", TMKIT_BIAS=bias)
+    t = time.perf_counter()
+    subprocess.run([sys.argv[1], "2", "10000000", "0"], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+pairs = [(run("rotate"), run("single")) for _ in range(5)]
+r = sorted(p[0] for p in pairs)[2]
+s = sorted(p[1] for p in pairs)[2]
+print(f"{s / r:.2f}")
+PY
+) || fail "grants_pay: serialirr runs failed"
+    ratio=$worth
+    worth="turns without grants take ${ratio}x the time with them"
+    awk -v r="$ratio" 'BEGIN { exit !(r >= 1.125) }'
+}
 checked=0
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS="$d/dense.json" "$GRANTS_PROG" 2 10000000 0
 set -- $(fields "$d/dense.json"); serial=$1; off=$2; trials=$3; plain=$4; ptrials=$5
 if [ "$serial" -ge 40 ]; then
     [ "$trials" -ge 1 ] || fail "back to back: no grant trial in $serial serial epochs"
     [ "$ptrials" -ge 1 ] || fail "back to back: no plain-lock trial in $serial serial epochs"
-    [ $((off * 4)) -le "$serial" ] ||
-        fail "back to back: $off of $serial serial epochs without grants ($trials trials)"
+    if grants_pay; then
+        [ $((off * 4)) -le "$serial" ] ||
+            fail "back to back: $off of $serial serial epochs without grants ($trials trials; $worth)"
+    else
+        echo "back to back: the grants do not pay on this host ($worth): their choice not checked"
+    fi
     [ $((plain * 4)) -le "$serial" ] ||
         fail "back to back: $plain of $serial serial epochs with the plain lock ($ptrials trials)"
     checked=$((checked + 1))
