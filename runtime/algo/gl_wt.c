@@ -25,6 +25,7 @@ tm_line64 tm_gl_clock_line;
 
 static void gl_begin(tm_tx *tx)
 {
+    tm_fair_begin(tx); /* a thread that keeps restarting goes first (core/fair.c) */
     /* acquire: pairs with the release store at a writer's commit, so data it wrote is visible.
      * A locked (odd) value is kept: the first access then restarts instead of spinning here,
      * which could deadlock against the lock holder draining the serial lock. */

@@ -205,5 +205,23 @@ uint64_t tm_cm_quick_restarts(void)
     return sum;
 }
 
+/* Turns claimed by threads that kept restarting, and begins that waited for one (fair.c),
+ * summed over the descriptors. relaxed: as tm_cm_commits. */
+uint64_t tm_cm_fair_claims(void)
+{
+    uint64_t sum = 0;
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        sum += atomic_load_explicit(&t->cm.fair_claims, memory_order_relaxed);
+    return sum;
+}
+
+uint64_t tm_cm_fair_waits(void)
+{
+    uint64_t sum = 0;
+    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
+        sum += atomic_load_explicit(&t->cm.fair_waits, memory_order_relaxed);
+    return sum;
+}
+
 uint64_t tm_cm_plain_trials(void) { return atomic_load_explicit(&tm_cm.plain_trials, memory_order_relaxed); }
 uint64_t tm_cm_plain_epochs(void) { return atomic_load_explicit(&tm_cm.plain_epochs, memory_order_relaxed); }

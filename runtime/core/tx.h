@@ -250,6 +250,11 @@ struct tm_tx {
         /* restarts that skipped the back-off for that (txn.c): written by the owner, summed by
          * the report (cm.c) */
         _Atomic uint64_t quick_restarts;
+        /* the deadline of our claim to a turn (fair.c), or 0: the owner's alone */
+        uint64_t fair_claim;
+        /* claims made and begins that waited for another's (fair.c): written by the owner,
+         * summed by the report (cm.c) */
+        _Atomic uint64_t fair_claims, fair_waits;
     } cm;                  /* contention manager state (cm.c) */
     uint64_t rng;
     /* C++ exception state (abi/eh.c; eh_saved is above). */

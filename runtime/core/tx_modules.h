@@ -236,6 +236,8 @@ TM_HIDDEN uint64_t tm_cm_grants_off_epochs(void); /* serial epochs run without b
 TM_HIDDEN uint64_t tm_cm_plain_trials(void);    /* serial epochs run with the plain lock flipped */
 TM_HIDDEN uint64_t tm_cm_plain_epochs(void);    /* serial epochs run with the plain lock */
 TM_HIDDEN uint64_t tm_cm_quick_restarts(void);  /* restarts without back-off (txn.c) */
+TM_HIDDEN uint64_t tm_cm_fair_claims(void);     /* turns claimed (fair.c) */
+TM_HIDDEN uint64_t tm_cm_fair_waits(void);      /* begins that waited for a claim (fair.c) */
 
 /* begin.c */
 TM_HIDDEN uint32_t tm_attempt_start(tm_tx *tx); /* a new attempt's execution mode */
@@ -301,6 +303,35 @@ TM_HIDDEN void *tm_log_grow(void *p, size_t n, const char *what);
 TM_HIDDEN void tm_cpu_relax(unsigned iteration);
 /* The time stamp counter: what the waits' statistics and adaptive's epochs measure in. */
 static inline uint64_t tm_tsc(void) { return __builtin_ia32_rdtsc(); }
+
+/* Fairness between threads that restart without back-off (fair.c): a transaction that has
+ * restarted TM_FAIR_RETRIES times so claims a turn of at most TM_FAIR_MAX_WAIT TSC cycles
+ * (~200 us), which the others' next begins wait for (tm_fair_begin, in gl_wt's begin). */
+#define TM_FAIR_RETRIES 8u
+#define TM_FAIR_MAX_WAIT (1ull << 19)
+extern tm_line64 tm_fair_line TM_HIDDEN;
+TM_HIDDEN void tm_fair_claim(tm_tx *tx);
+TM_HIDDEN void tm_fair_release(tm_tx *tx);
+TM_HIDDEN void tm_fair_wait(tm_tx *tx, uint64_t until);
+/* At a begin: a first attempt waits while another thread's claim stands, and withdraws a claim
+ * of its own that outlived its transaction (a cancel). relaxed: a hint (fair.c). */
+static inline void tm_fair_begin(tm_tx *tx)
+{
+    if (TM_UNLIKELY(tx->cm.fair_claim != 0)) {
+        if (tx->retries == 0)
+            tm_fair_release(tx);
+        return;
+    }
+    uint64_t until = atomic_load_explicit(&tm_fair_line.w, memory_order_relaxed);
+    if (TM_UNLIKELY(until != 0) && tx->retries == 0)
+        tm_fair_wait(tx, until);
+}
+/* At a commit, or a restart that goes serial: our claim, if any, is over. */
+static inline void tm_fair_end(tm_tx *tx)
+{
+    if (TM_UNLIKELY(tx->cm.fair_claim != 0))
+        tm_fair_release(tx);
+}
 
 /* C++ exception state (abi/eh.c; its rollback is a hook, hooks.h): a new attempt has not saved
  * the count of uncaught exceptions yet. */

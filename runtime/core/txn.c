@@ -117,6 +117,9 @@ static void tm_backoff(tm_tx *tx)
         atomic_store_explicit(&tx->cm.quick_restarts,
                               atomic_load_explicit(&tx->cm.quick_restarts, memory_order_relaxed) + 1,
                               memory_order_relaxed);
+        /* Restarted at once this often: the others commit past us (fair.c). */
+        if (tx->retries >= TM_FAIR_RETRIES && tx->cm.fair_claim == 0)
+            tm_fair_claim(tx);
         return;
     }
     unsigned shift = tx->retries < 6 ? tx->retries : 6;
@@ -338,9 +341,10 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
     tm_reestablish(tx, &s, retries);
     TM_LINES_END(0);
     /* Still holding the serial lock (an upgrade whose validation failed): rerun serially. */
-    if (why == TM_ABORT_SERIAL || retries >= tm_config.max_retries || (tx->flags & TM_F_SERIAL))
+    if (why == TM_ABORT_SERIAL || retries >= tm_config.max_retries || (tx->flags & TM_F_SERIAL)) {
         tx->flags |= TM_F_FORCE_SERIAL;
-    else if (!(retries <= TM_SETTLE_RETRIES && (s.prop & pr_readOnly) && d && d->settle &&
+        tm_fair_end(tx); /* the serial lock's drain gives us the turn */
+    } else if (!(retries <= TM_SETTLE_RETRIES && (s.prop & pr_readOnly) && d && d->settle &&
                d->settle(tx)))
         tm_backoff(tx);
     tm_start_again(tx);
@@ -496,6 +500,7 @@ void tm_commit(tm_tx *tx, uintptr_t caller_frame)
  * count, the statistics, the reset, the commit actions. */
 void tm_commit_finish(tm_tx *tx, bool managed)
 {
+    tm_fair_end(tx);
     tm_commit_count_pending(tx);
     if (managed)
         tm_cm_count(tx);
@@ -524,6 +529,7 @@ void tm_commit_reader(tm_tx *tx)
         return;
     }
     tm_reader_exit(tx);
+    tm_fair_end(tx);
     if (tm_config.algo->managed)
         tm_cm_count(tx);
     TM_LINES_END(1);

@@ -174,10 +174,12 @@ static void tm_stats_json(FILE *f, const tm_site *sites, size_t n, double tsc_hz
         fprintf(f, "},\n  \"adaptive_switches\": %llu,\n  \"adaptive_grant_trials\": %llu,\n"
                    "  \"adaptive_grants_off_epochs\": %llu,\n  \"adaptive_plain_trials\": %llu,\n"
                    "  \"adaptive_plain_epochs\": %llu,\n  \"adaptive_restarts_without_backoff\": %llu,\n"
+                   "  \"adaptive_fair_claims\": %llu,\n  \"adaptive_fair_waits\": %llu,\n"
                    "  \"adaptive_cycles_per_commit\": {",
                 (unsigned long long)tm_cm_switches(), (unsigned long long)tm_cm_grant_trials(),
                 (unsigned long long)tm_cm_grants_off_epochs(), (unsigned long long)tm_cm_plain_trials(),
-                (unsigned long long)tm_cm_plain_epochs(), (unsigned long long)tm_cm_quick_restarts());
+                (unsigned long long)tm_cm_plain_epochs(), (unsigned long long)tm_cm_quick_restarts(),
+                (unsigned long long)tm_cm_fair_claims(), (unsigned long long)tm_cm_fair_waits());
         for (unsigned m = 0; m < TM_CM_N_MODES; m++)
             fprintf(f, "%s\"%s\": %llu", m ? ", " : "", tm_cm_mode_name(m),
                     (unsigned long long)tm_cm_cost(m));
@@ -255,10 +257,12 @@ static void tm_stats_table_out(FILE *f, const tm_site *sites, size_t n, double t
         fprintf(f,
                 "\nadaptive serial mode: %llu epochs without bias grants, %llu with the plain lock; "
                 "%llu trials flipped the grants, %llu the plain lock\n"
-                "adaptive restarts without back-off (threads committing ~0.4 us apart or more): %llu\n",
+                "adaptive restarts without back-off (threads committing ~0.4 us apart or more): %llu; "
+                "%llu turns claimed after %u of them, %llu begins waited for one\n",
                 (unsigned long long)tm_cm_grants_off_epochs(), (unsigned long long)tm_cm_plain_epochs(),
                 (unsigned long long)tm_cm_grant_trials(), (unsigned long long)tm_cm_plain_trials(),
-                (unsigned long long)tm_cm_quick_restarts());
+                (unsigned long long)tm_cm_quick_restarts(), (unsigned long long)tm_cm_fair_claims(),
+                TM_FAIR_RETRIES, (unsigned long long)tm_cm_fair_waits());
     }
 }
 
