@@ -16,7 +16,8 @@
  * So a claimant that stalls, is preempted or goes on to the serial fallback holds the others
  * at most that long. Nothing depends on the word for correctness: it only delays a first
  * attempt at its begin, where nothing has been read, and a waiter holds no lock; as a reader
- * of the serial lock it leaves as soon as the lock is taken (a holder drains readers).
+ * of the serial lock it leaves as soon as the lock is taken (a holder drains readers), and it
+ * does not wait where commits wait for readers (tm_fair_wait).
  *
  * Back-to-back writers never claim: their commits are close together, so they back off
  * instead (txn.c), and tm_fair_until stays 0, a read of a line nobody writes at each begin.
@@ -54,6 +55,11 @@ void tm_fair_release(tm_tx *tx)
 
 void tm_fair_wait(tm_tx *tx, uint64_t until)
 {
+    /* A waiter is already a reader (its descriptor active from the oldest time): where commits
+     * wait for readers to quiesce (TMKIT_PRIVATIZATION=quiesce), the claimant's commit would
+     * wait for it while it waits for the claimant. */
+    if (tm_quiesce_needed(tx->disp))
+        return;
     tm_fair_bump(&tx->cm.fair_waits);
     for (unsigned i = 0;; i++) {
         /* relaxed: hints (see the top). The serial lock's word: a holder draining readers must

@@ -10,6 +10,8 @@
 #    times or more, it claimed turns and the writer waited for some;
 #  - back to back (the bench's hash set, 256K keys, 10% updates): at most one claim for every
 #    50 aborts (its threads commit ~60 ns apart and back off instead);
+#  - with TMKIT_PRIVATIZATION=quiesce nobody waits (a waiter is a reader the claimant's commit
+#    would wait for);
 #  - a claim never outlives a run: with the claims made, every program still ends (the timeout
 #    would catch a begin that waited for a claim nobody withdraws).
 # Whether the turns pay is measured, not asserted here: STAMP's genome at 2 threads, where
@@ -55,5 +57,12 @@ $(fields "$d/near.json")
 EOF2
 [ $((claims * 50)) -le "$aborts" ] || [ "$claims" -le 1 ] ||
     fail "back to back: $claims claims for $aborts aborts"
+# Where commits wait for readers to quiesce, a waiting begin (already a reader) would hold up
+# the claimant's commit: there nobody waits.
+expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_PRIVATIZATION=quiesce TMKIT_STATS="$d/quiesce.json" timeout 120 "$STARVE_PROG" 1 50000 512
+read -r q qclaims qwaits qaborts <<EOF2
+$(fields "$d/quiesce.json")
+EOF2
+[ "$qwaits" = 0 ] || fail "TMKIT_PRIVATIZATION=quiesce: $qwaits begins waited for a claim ($qclaims claims)"
 [ "$checked" -ge 1 ] || echo "long reader: never restarted at once 100 times in 3 runs (adaptive ran it serially): not judged"
 echo "fair: ok (long reader: $starve; back to back: $claims claims for $aborts aborts)"
