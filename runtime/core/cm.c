@@ -195,33 +195,20 @@ uint64_t tm_cm_grants_off_epochs(void)
 {
     return atomic_load_explicit(&tm_cm.grants_off_epochs, memory_order_relaxed);
 }
-/* Restarts without back-off (txn.c: tm_backoff), summed over the descriptors. relaxed: as
- * tm_cm_commits. */
-uint64_t tm_cm_quick_restarts(void)
+/* One of the descriptors' own counts (at byte offset `off` in tm_tx), summed over the
+ * registry. relaxed: as tm_cm_commits. */
+static uint64_t tm_cm_sum_own(size_t off)
 {
     uint64_t sum = 0;
     for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
-        sum += atomic_load_explicit(&t->cm.quick_restarts, memory_order_relaxed);
+        sum += atomic_load_explicit((_Atomic uint64_t *)((char *)t + off), memory_order_relaxed);
     return sum;
 }
-
-/* Turns claimed by threads that kept restarting, and begins that waited for one (fair.c),
- * summed over the descriptors. relaxed: as tm_cm_commits. */
-uint64_t tm_cm_fair_claims(void)
-{
-    uint64_t sum = 0;
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
-        sum += atomic_load_explicit(&t->cm.fair_claims, memory_order_relaxed);
-    return sum;
-}
-
-uint64_t tm_cm_fair_waits(void)
-{
-    uint64_t sum = 0;
-    for (tm_tx *t = tm_registry_head(); t; t = atomic_load_explicit(&t->next, memory_order_acquire))
-        sum += atomic_load_explicit(&t->cm.fair_waits, memory_order_relaxed);
-    return sum;
-}
+/* Restarts without back-off (txn.c: tm_backoff); turns claimed by threads that kept
+ * restarting, and begins that waited for one (fair.c). */
+uint64_t tm_cm_quick_restarts(void) { return tm_cm_sum_own(offsetof(tm_tx, cm.quick_restarts)); }
+uint64_t tm_cm_fair_claims(void) { return tm_cm_sum_own(offsetof(tm_tx, cm.fair_claims)); }
+uint64_t tm_cm_fair_waits(void) { return tm_cm_sum_own(offsetof(tm_tx, cm.fair_waits)); }
 
 uint64_t tm_cm_plain_trials(void) { return atomic_load_explicit(&tm_cm.plain_trials, memory_order_relaxed); }
 uint64_t tm_cm_plain_epochs(void) { return atomic_load_explicit(&tm_cm.plain_epochs, memory_order_relaxed); }

@@ -77,12 +77,6 @@ static void tm_cm_lock_apply(uint32_t s)
     atomic_store_explicit(&tm_serial_plain, s == TM_CM_LOCK_PLAIN, memory_order_relaxed);
 }
 
-/* One more to a statistic (relaxed: as the other statistics; only deciders write). */
-static void tm_cm_bump(_Atomic uint64_t *n)
-{
-    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
-}
-
 /* Are bias grants in use (TMKIT_BIAS=rotate)? Without them the kept setting is at most the
  * turns: the same lock where nothing is granted. */
 static bool tm_cm_lock_grants(void)
@@ -101,9 +95,9 @@ static uint32_t tm_cm_lock_challenge(bool grants)
         c = (c + 1) % TM_CM_LOCK_N;
     tm_cm.lock_next = c + 1;
     if ((c == TM_CM_LOCK_GRANTS) != (inc == TM_CM_LOCK_GRANTS))
-        tm_cm_bump(&tm_cm.grant_trials);
+        tm_count_add1(&tm_cm.grant_trials);
     if ((c == TM_CM_LOCK_PLAIN) != (inc == TM_CM_LOCK_PLAIN))
-        tm_cm_bump(&tm_cm.plain_trials);
+        tm_count_add1(&tm_cm.plain_trials);
     tm_cm_lock_apply(c);
     return c;
 }
@@ -216,9 +210,9 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
     atomic_store_explicit(&tm_cm.epochs[mode], tm_cm.time[mode] / TM_CM_EPOCH,
                           memory_order_relaxed);
     if (mode == TM_CM_SERIAL && atomic_load_explicit(&tm_bias_grants_off, memory_order_relaxed))
-        tm_cm_bump(&tm_cm.grants_off_epochs);
+        tm_count_add1(&tm_cm.grants_off_epochs);
     if (mode == TM_CM_SERIAL && atomic_load_explicit(&tm_serial_plain, memory_order_relaxed))
-        tm_cm_bump(&tm_cm.plain_epochs);
+        tm_count_add1(&tm_cm.plain_epochs);
     uint64_t next = TM_CM_EPOCH;
     if (tm_cm.probing && tm_cm.warming) {
         tm_cm.warming = false; /* the probe's warm-up: not measured (see above) */
@@ -296,7 +290,7 @@ void tm_cm_decide(tm_tx *tx, uint64_t now)
             tm_cm.probing = true;
             tm_cm.warming = true;
             next = TM_CM_WARM;
-            tm_cm_bump(&tm_cm.probes[probe]);
+            tm_count_add1(&tm_cm.probes[probe]);
         } else if (mode == TM_CM_SERIAL) {
             tm_cm_lock_trial();
         }

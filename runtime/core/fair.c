@@ -30,16 +30,10 @@
 tm_line64 tm_fair_line;
 #define tm_fair_until tm_fair_line.w
 
-/* One more to one of the owner's counts (relaxed: summed without order by the report, cm.c). */
-static void tm_fair_bump(_Atomic uint64_t *n)
-{
-    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
-}
-
 void tm_fair_claim(tm_tx *tx)
 {
     tx->cm.fair_claim = tm_tsc() + TM_FAIR_MAX_WAIT;
-    tm_fair_bump(&tx->cm.fair_claims);
+    tm_count_add1(&tx->cm.fair_claims);
     /* relaxed: a hint read by other threads' begins (see the top); a late reader waits less. */
     atomic_store_explicit(&tm_fair_until, tx->cm.fair_claim, memory_order_relaxed);
 }
@@ -60,7 +54,7 @@ void tm_fair_wait(tm_tx *tx, uint64_t until)
      * wait for it while it waits for the claimant. */
     if (tm_quiesce_needed(tx->disp))
         return;
-    tm_fair_bump(&tx->cm.fair_waits);
+    tm_count_add1(&tx->cm.fair_waits);
     for (unsigned i = 0;; i++) {
         /* relaxed: hints (see the top). The serial lock's word: a holder draining readers must
          * not wait for our deadline. */

@@ -125,9 +125,7 @@ static inline bool tm_htm_no_cause(unsigned st)
  * cm.commits (serial_fast.h: tm_cm_count). */
 static inline void tm_htm_missed(tm_tx *tx)
 {
-    atomic_store_explicit(&tx->cm.hwmissed,
-                          atomic_load_explicit(&tx->cm.hwmissed, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    tm_count_add1(&tx->cm.hwmissed);
 }
 
 /* The running outermost attempt's entry in the thread's table of sites (direct-mapped by its

@@ -358,6 +358,14 @@ _Static_assert(TM_F_SERIAL_IRREVOCABLE == (TM_F_SERIAL | TM_F_IRREVOCABLE), "tx_
 /* The saved registers of checkpoint k (0 = outermost). */
 static inline tm_jmpbuf *tm_cp_jb(tm_tx *tx, size_t k) { return k ? &tx->cps[k].jb : &tx->jb0; }
 
+/* One more to a count that only one thread writes (a descriptor's own, or the deciding
+ * thread's): relaxed, as its readers sum it without order; a load and a store, no locked
+ * instruction, since nobody else writes it. */
+static inline void tm_count_add1(_Atomic uint64_t *n)
+{
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
 /* One more in cm.wcommits unless GCC flagged the transaction read-only (adaptive's figure,
  * cm.c). relaxed: only the owner writes the count; the decider sums it without order. */
 static inline void tm_cm_count_writing(tm_tx *tx)

@@ -199,9 +199,7 @@ static inline void tm_bias_commit_count(tm_tx *tx)
 {
     /* relaxed: a hint (bias.c); the count is the thread's own, summed without order (cm.c). */
     if (TM_UNLIKELY(atomic_load_explicit(&tm_bias_threads, memory_order_relaxed) > 1)) {
-        atomic_store_explicit(&tx->cm.commits,
-                              atomic_load_explicit(&tx->cm.commits, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+        tm_count_add1(&tx->cm.commits);
         tm_cm_count_writing(tx);
     }
 }

@@ -113,10 +113,7 @@ bool tm_quiesce_needed(const tm_dispatch *d) { return tm_must_quiesce(d); }
 static void tm_backoff(tm_tx *tx)
 {
     if (tx->cm.commit_cycles >= TM_BACKOFF_LONG) {
-        /* relaxed: the owner's count, summed without order by the report */
-        atomic_store_explicit(&tx->cm.quick_restarts,
-                              atomic_load_explicit(&tx->cm.quick_restarts, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+        tm_count_add1(&tx->cm.quick_restarts); /* the owner's, summed by the report */
         /* Restarted at once this often: the others commit past us (fair.c). */
         if (tx->retries >= TM_FAIR_RETRIES && tx->cm.fair_claim == 0)
             tm_fair_claim(tx);

@@ -13,6 +13,23 @@ htm_test_setup() {
     d=$(mktemp -d)
     trap 'rm -rf "$d"' EXIT
 }
+# profile_fields FILE KEY...: values from a JSON profile (TMKIT_STATS), space-separated in the
+# order asked; a KEY is a top-level field, a dotted path into one (adaptive_epochs.serial), or
+# conflict_aborts: the sites' read-conflict, write-conflict and validation aborts summed.
+profile_fields() {
+    python3 - "$@" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["conflict_aborts"] = sum(s["abort_read_conflict"] + s["abort_write_conflict"] +
+                           s["abort_validation"] for s in p["sites"])
+def field(path):
+    v = p
+    for k in path.split("."):
+        v = v[k]
+    return v
+print(*(field(k) for k in sys.argv[2:]))
+PY
+}
 # crowded_retry WHAT CMD...: runs CMD (a run and its profile check) again, up to 3 times in all,
 # while it exits 78 (its threads hardly ran at once); then 78 or 77 skips the test (77) and
 # anything but 0 fails it.

@@ -17,7 +17,7 @@
 #define WORDS 4096
 
 static long data[WORDS];
-static long nthreads, ops, walk, work, every;
+static long nthreads, ops, walk, work;
 static _Atomic long progress[64];
 static _Atomic int finished;
 static _Atomic long laggard = -1;
@@ -34,12 +34,8 @@ static void *worker(void *arg)
             for (long k = 0; k < walk; k++)
                 s += data[(start + k) % WORDS];
             long unit = 1 + (s == LONG_MIN); /* the reads' sum is used: never LONG_MIN here */
-            if (i % every == 0) {
-                data[from] -= unit;
-                data[to] += unit;
-            } else if (unit != 1) {
-                data[from] += 0; /* never: keeps the sum live in the read-only ones */
-            }
+            data[from] -= unit;
+            data[to] += unit;
         }
         for (volatile long w = 0; w < work; w++) /* private work between transactions */
             ;
@@ -61,10 +57,9 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6 || (nthreads = atol(argv[1])) < 1 || nthreads > 64 || (ops = atol(argv[2])) < 1 ||
-        (walk = atol(argv[3])) < 1 || walk > WORDS || (work = atol(argv[4])) < 0 ||
-        (every = atol(argv[5])) < 1) {
-        fprintf(stderr, "usage: prog_fair THREADS(1-64) OPS_PER_THREAD WALK(1-%d) WORK EVERY\n", WORDS);
+    if (argc != 5 || (nthreads = atol(argv[1])) < 1 || nthreads > 64 || (ops = atol(argv[2])) < 1 ||
+        (walk = atol(argv[3])) < 1 || walk > WORDS || (work = atol(argv[4])) < 0) {
+        fprintf(stderr, "usage: prog_fair THREADS(1-64) OPS_PER_THREAD WALK(1-%d) WORK\n", WORDS);
         return 2;
     }
     pthread_t th[64];

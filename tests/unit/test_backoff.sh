@@ -21,15 +21,7 @@ for algo in $ALGOS; do
     done
 done
 # fields FILE: aborts of the site, restarts without back-off
-fields() {
-    python3 - "$1" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-aborts = sum(s["abort_read_conflict"] + s["abort_write_conflict"] + s["abort_validation"]
-             for s in p["sites"])
-print(aborts, p["adaptive_restarts_without_backoff"])
-PY
-}
+fields() { profile_fields "$1" conflict_aborts adaptive_restarts_without_backoff; }
 # measured NAME CMD...: runs CMD under adaptive, profiled to $d/NAME.json, up to 3 times until a
 # run aborts 100 times; sets $aborts and $quick (its restarts without back-off); false if none did
 measured() {

@@ -30,12 +30,8 @@ done
 # fields FILE: serial epochs, epochs without grants, grant trials, epochs with the plain lock,
 # plain trials
 fields() {
-    python3 - "$1" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-print(p["adaptive_epochs"]["serial"], p["adaptive_grants_off_epochs"], p["adaptive_grant_trials"],
-      p["adaptive_plain_epochs"], p["adaptive_plain_trials"])
-PY
+    profile_fields "$1" adaptive_epochs.serial adaptive_grants_off_epochs adaptive_grant_trials \
+        adaptive_plain_epochs adaptive_plain_trials
 }
 # grants_pay: do the grants make back-to-back transactions faster here, by 1/8 or more? Medians
 # of 5 interleaved pairs of serialirr runs, TMKIT_BIAS=single against rotate (sets worth). On

@@ -23,20 +23,14 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 for algo in $ALGOS; do
     for t in 2 4; do
-        expect_rc 0 env TMKIT_ALGO=$algo timeout 120 "$FAIR_PROG" $t 20000 128 100 1
+        expect_rc 0 env TMKIT_ALGO=$algo timeout 120 "$FAIR_PROG" $t 20000 128 100
         expect_rc 0 env TMKIT_ALGO=$algo timeout 120 "$STARVE_PROG" $((t - 1)) 5000 256
     done
 done
 # fields FILE: restarts without back-off, claims, waits, aborts
 fields() {
-    python3 - "$1" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-aborts = sum(s["abort_read_conflict"] + s["abort_write_conflict"] + s["abort_validation"]
-             for s in p["sites"])
-print(p["adaptive_restarts_without_backoff"], p["adaptive_fair_claims"], p["adaptive_fair_waits"],
-      aborts)
-PY
+    profile_fields "$1" adaptive_restarts_without_backoff adaptive_fair_claims adaptive_fair_waits \
+        conflict_aborts
 }
 checked=0
 for attempt in 1 2 3; do
