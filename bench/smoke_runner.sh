@@ -53,13 +53,17 @@ assert abs(r - 0.95) < 1e-9, r  # pairs 0 and 1 only: 0.9 and 1.0
 assert paired_ratio(res, ("c", 2, "a+stats"), "a") is None
 PY
 # A run past its time limit is killed, and its threads' stacks are saved first (gdb) and named.
-PYTHONPATH="$ROOT/tools" python3 - <<'PY' || fail "run_limited"
+# TMPDIR: the stacks' directory (tmkit-hangs under the temporary directory) is made in $out,
+# which the trap removes, not in /tmp.
+TMPDIR="$out" PYTHONPATH="$ROOT/tools" python3 - "$out" <<'PY' || fail "run_limited"
 import os, shutil
+import sys
 from tmkit_cli.bench.hang import run_limited
 rc, out, err = run_limited(["sh", "-c", "echo x=1; exec sleep 30"], dict(os.environ), 1)
 assert rc is None and out == "x=1\n" and err.startswith("timeout after 1 s"), (rc, out, err)
 if shutil.which("gdb"):
     path = err.split("thread stacks in ")[1]
+    assert path.startswith(sys.argv[1] + "/tmkit-hangs/"), path
     text = open(path).read()
     assert text.startswith("command: sh -c") and "sleep" in text, text
     os.remove(path)
