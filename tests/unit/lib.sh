@@ -5,13 +5,17 @@ expect_rc() { # expect_rc WANT CMD... : runs CMD, stores stderr in $ERR
     ERR=$("$@" 2>&1 >/dev/null); rc=$?
     [ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want; stderr: $ERR"
 }
+# scratch: a scratch directory $d, removed when the script exits, also when a check fails.
+scratch() {
+    d=$(mktemp -d)
+    trap 'rm -rf "$d"' EXIT
+}
 # The RTM tests (test_htm_*.sh): skip (77) on a CPU without RTM; the runtime under test; a
-# scratch directory $d, removed at exit.
+# scratch directory $d.
 htm_test_setup() {
     grep -qw rtm /proc/cpuinfo || { echo "SKIP: no RTM on this CPU"; exit 77; }
     export LD_LIBRARY_PATH=$BUILD/lib
-    d=$(mktemp -d)
-    trap 'rm -rf "$d"' EXIT
+    scratch
 }
 # profile_fields FILE KEY...: values from a JSON profile (TMKIT_STATS), space-separated in the
 # order asked; a KEY is a top-level field, a dotted path into one (adaptive_epochs.serial), or

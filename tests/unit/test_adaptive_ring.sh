@@ -22,8 +22,7 @@
 export LD_LIBRARY_PATH=$BUILD/lib
 prog=$BUILD/bin/micro-tm
 [ -x "$prog" ] || fail "no $prog"
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 quiet() { # quiet WHEN: are 2 cores free? (the mutex build's hand-off rate)
     cal=$(timeout 60 "$BUILD/bin/micro-mutex" --mode ring --threads 2 --seconds 0.3 2>&1) ||
         fail "mutex ring run failed: $cal"

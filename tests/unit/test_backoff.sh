@@ -13,8 +13,7 @@
 # least one of the two shapes must be judged.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 for algo in $ALGOS; do
     for t in 2 4; do
         expect_rc 0 env TMKIT_ALGO=$algo "$GRANTS_PROG" $t 20000 400 16

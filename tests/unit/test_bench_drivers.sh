@@ -4,8 +4,7 @@
 # and the results layout (layout.py, bench/results/CONVENTIONS.md): context.json names the run's
 # files, a new run removes what the previous one wrote and this one did not, README.md stays.
 . "$(dirname "$0")/lib.sh"
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 T="$ROOT/bin/tmkit"
 expect_rc 0 "$T" bench prime --quick --out "$d/prime"
 for w in 1 2 4; do

@@ -7,8 +7,7 @@
 # attempts per site (serial_attempts); site A is the one with the most starts.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 # N: adaptive runs its first epoch (~1.5 ms) in gl_wt before it probes the serial mode, which
 # the bias then keeps; at 100,000 transactions that first epoch was half the run on a fast
 # machine (49% uninstrumented: a failure in 1 run of 2), at 400,000 it is 12%.

@@ -19,8 +19,7 @@
 # Only where adaptive ran enough serial epochs to decide (40): an RTM CPU runs the htm mode.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 for algo in $ALGOS; do
     for t in 2 4; do
         expect_rc 0 env TMKIT_ALGO=$algo "$GRANTS_PROG" $t 100000 20

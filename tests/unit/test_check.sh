@@ -3,8 +3,7 @@
 # fills and copies, and calls of transaction_pure functions; plain memcpy & co. are information.
 . "$(dirname "$0")/lib.sh"
 T=$ROOT/bin/tmkit
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 expect_rc 1 "$T" check "$BUILD/tests/conf_c_wt_inline_fill_O2"
 out=$("$T" check "$BUILD/tests/conf_c_wt_inline_fill_O2")
 echo "$out" | grep -q "c_wt_inline_fill.c:[0-9]*: in _ZGTt9clear_all.*rep stos" || fail "inline fill not found: $out"

@@ -19,8 +19,7 @@
 # "genome: gl_wt's leader and the lone tail").
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 for algo in $ALGOS; do
     for t in 2 4; do
         expect_rc 0 env TMKIT_ALGO=$algo timeout 120 "$FAIR_PROG" $t 20000 128 100

@@ -16,8 +16,7 @@ expect_rc 0 "$P" inside
 refused inside-order "tm_group_enter: group 0x[0-9a-f]* is taken after group 0x[0-9a-f]*, against the one order"
 refused inside-upgrade "tm_group_lock inside a transaction: group 0x[0-9a-f]* is held in shared mode by this thread"
 refused inside-notheld "tm_group_exit: group 0x[0-9a-f]* is not held by this thread"
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 # an irrevocable transaction waiting for a group whose holder begins a transaction (or waits for
 # a group the transaction holds): a message about a second later, under every algorithm (the
 # timeout is the hang it replaces). The runs wait for that second, so they run at once.

@@ -9,8 +9,7 @@
 #  3. with the hardware path off (TMKIT_HTM=off) nothing is counted there.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 cat > "$d/classify.c" <<'C'
 #include <immintrin.h>
 #include <stdio.h>

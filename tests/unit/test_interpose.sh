@@ -18,8 +18,7 @@ for s in memcpy@GLIBC_2.14 memmove@GLIBC_2.2.5 memset@GLIBC_2.2.5 strlen@GLIBC_2
     nm -D --defined-only --with-symbol-versions "$lib" | grep -q " T $s\$" || fail "$s not exported"
 done
 
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 cat > "$d/plain.c" <<'C'
 #define _GNU_SOURCE
 #include <stdio.h>

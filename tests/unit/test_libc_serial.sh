@@ -5,8 +5,7 @@
 # calls instead. Same checksum both ways, under every algorithm, 2 threads.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 line=$(grep -n LIBC_CALL "$ROOT/tests/unit/prog_libc.c" | cut -d: -f1)
 N=100000
 for algo in $ALGOS; do

@@ -5,7 +5,7 @@
 # (prog_counter checks them); under serialirr at 1 thread every attempt is then a serial one,
 # where with membarrier none is (the bias takes them all).
 . "$(dirname "$0")/lib.sh"
-d=$(mktemp -d)
+scratch
 for algo in $ALGOS; do
     for t in 1 3; do
         expect_rc 0 env LD_LIBRARY_PATH="$BUILD/lib" TMKIT_ALGO="$algo" "$NOMB_PROG" "$PROG" 20000 $t
@@ -23,5 +23,4 @@ expect_rc 0 env LD_LIBRARY_PATH="$BUILD/lib" TMKIT_ALGO=serialirr TMKIT_STATS="$
 [ "$(serial_share "$d/no.json")" = "1.0" ] || fail "without membarrier, serialirr at 1 thread ran biased: $(head -c 400 "$d/no.json")"
 expect_rc 0 env LD_LIBRARY_PATH="$BUILD/lib" TMKIT_ALGO=serialirr TMKIT_STATS="$d/mb.json" "$PROG" 20000 1
 [ "$(serial_share "$d/mb.json")" = "0.0" ] || fail "with membarrier, serialirr at 1 thread did not run biased: $(head -c 400 "$d/mb.json")"
-rm -rf "$d"
 echo "no_membarrier: ok"

@@ -17,8 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 PLUGIN=$BUILD/lib/tmkit_inline.so
 [ -f "$PLUGIN" ] || fail "$PLUGIN is missing"
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 src=$ROOT/tests/unit/prog_inline.c
 CC="gcc -g -fgnu-tm -pthread -Wall -Werror"
 $CC -O2 -fplugin="$PLUGIN" "$src" -o "$d/inl" || fail "plugin build"

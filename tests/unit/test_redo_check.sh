@@ -13,8 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
 T=$ROOT/bin/tmkit
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 P=$BUILD/tests/conf_c_redo_pure_fnptr_O2
 
 what="an indirect call through a transaction_pure function pointer"

@@ -8,8 +8,7 @@ export LD_LIBRARY_PATH=$BUILD/lib
 T=$ROOT/bin/tmkit
 P=$ROOT/tests/unit/profiles
 src=$ROOT/tests/unit/prog_stats.c
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 cancel_line=$(grep -n SITE_CANCEL "$src" | cut -d: -f1)
 unsafe_line=$(grep -n UNSAFE_CALL "$src" | cut -d: -f1)
 has() { echo "$out" | grep -Eq "$1" || fail "$2: no line matching '$1' in:

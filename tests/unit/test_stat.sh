@@ -6,8 +6,7 @@
 export LD_LIBRARY_PATH=$BUILD/lib
 T=$ROOT/bin/tmkit
 src=$ROOT/tests/unit/prog_stats.c
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 cancel_line=$(grep -n SITE_CANCEL "$src" | cut -d: -f1)
 expect_rc 0 env TMKIT_ALGO=norec TMKIT_STATS="$d/run.json" "$STATS_PROG"
 

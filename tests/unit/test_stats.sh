@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
 src=$ROOT/tests/unit/prog_stats.c
-d=$(mktemp -d)
+scratch
 for algo in $ALGOS; do
     expect_rc 0 env TMKIT_ALGO=$algo TMKIT_STATS=$d/$algo.json "$STATS_PROG" "$d/$algo.count"
     [ -z "$ERR" ] || fail "$algo: unexpected stderr: $ERR"
@@ -168,5 +168,4 @@ echo "$ERR" | grep -q "adaptive last cost (TSC cycles per commit, 0 = not measur
     fail "no adaptive costs in the table: $ERR"
 rm -f "$d"/*.count
 cd "$d" && expect_rc 0 "$STATS_PROG" && [ "$(ls "$d" | grep -vc json)" = 0 ] || fail "files written without TMKIT_STATS"
-rm -rf "$d"
 echo "stats: ok"

@@ -5,8 +5,7 @@
 # (TEST_SCALE_DIV=5; conf.* runs them in full): every site still waits thousands of times.
 . "$(dirname "$0")/lib.sh"
 export LD_LIBRARY_PATH=$BUILD/lib
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
+scratch
 for prog in mt_retry_queue mt_cond_buffer; do
     for algo in norec gl_wt serialirr; do
         expect_rc 0 env TEST_THREADS=4 TEST_SCALE_DIV=5 TMKIT_ALGO=$algo TMKIT_STATS="$d/$prog.$algo.json" \
