@@ -34,6 +34,7 @@ serial (one transaction at a time: serialirr): X(n) <= 1 / t1 whatever n (1 / (t
      every commit handed the lock to another core; the passive waiters make streaks)
 adaptive: the best of gl_wt, serialirr and orec_eager (the modes it measures and picks)."""
 import csv
+import json
 import math
 import os
 import re
@@ -175,6 +176,18 @@ def fmt(x):
     return f"{x / 1e6:.1f}M" if x >= 1e6 else f"{x / 1e3:.0f}K"
 
 
+def bench_origin(bench):
+    """Where the measured throughputs come from: the run that the results file's folder
+    describes in its context.json (a `tmkit bench` run), else just the file."""
+    name = os.path.basename(bench)
+    try:
+        with open(os.path.join(os.path.dirname(bench), "context.json")) as f:
+            ctx = json.load(f)
+        return f"{name} (`{ctx['command']}`, {ctx['date']}, medians)"
+    except (OSError, ValueError, KeyError):
+        return name
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--inline"]
     inline = len(args) < len(sys.argv) - 1
@@ -226,8 +239,8 @@ def main():
             print(f"| {algo} | " + " | ".join(cells) + " |")
         print()
     print(f"## Predicted ceilings (H = {H:.0f} ns) against measured ops/s\n")
-    print(f"t1 and the 2-thread check come from {os.path.basename(bench)} (make bench, medians "
-          "of 5 x 0.3 s, load 0.3-2.4); `2t`, `4t` and `4t/2t` are this directory's timed runs "
+    print(f"t1 and the 2-thread check come from {bench_origin(bench)}; `2t`, `4t` and `4t/2t` are "
+          "this directory's timed runs "
           "(medians of 3 x 0.3 s, same session, a loaded machine: see README.md). `pred 2` is the "
           "model at 2 cores, the ceiling for 4 threads on them too; the last column names the "
           "binding limit at 64 cores.\n")
