@@ -65,6 +65,17 @@ static void gl_write(tm_tx *tx, void *dst, const void *src, size_t len)
         tx->owned = 1;
         tx->snapshot = expected | 1;
     }
+    /* A word of 1, 2, 4 or 8 bytes (len - 1 < 8 also refuses 0), naturally aligned at both
+     * ends (a barrier's value is a local uint64_t), takes the path the barriers' inline one
+     * takes once the clock is owned (abi/barrier_defs.h): the first write of every writer
+     * comes here, and the general undo record and the two variable-length copies cost it ~40
+     * instructions more (callgrind, micro's counter: 496 -> 456 a transaction). */
+    const uintptr_t ends = (uintptr_t)dst | (uintptr_t)src;
+    if (len - 1 < 8 && (len & (len - 1)) == 0 && (ends & (len - 1)) == 0 &&
+        tm_undo_push_fast(&tx->undo, dst, (unsigned)len)) {
+        tm_store_n(dst, tm_load_n(src, (unsigned)len), (unsigned)len);
+        return;
+    }
     tm_undo_push(&tx->undo, dst, len);
     memcpy(dst, src, len);
 }
