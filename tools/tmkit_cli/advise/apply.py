@@ -67,10 +67,10 @@ def build_env(tmkit_root):
     include = paths.includedir(tmkit_root)
     lib = paths.libdir(tmkit_root)
     cflags = " ".join(EXTRA_CFLAGS + ("-isystem", include))
-    # Link against the system libitm (gcc -fgnu-tm adds -litm) and find tmkit's at run time
-    # through the run path: a link against tmkit's own library would record its version
-    # (TMKIT_1.0) for tmkit.h's weak references, and the program would no longer start on
-    # GCC's libitm (LD_LIBRARY_PATH pointing at it), where tmkit.h falls back by design.
+    # Link against the system libitm (gcc -fgnu-tm adds -litm), as the tree's own build does,
+    # and find tmkit's at run time through the run path; LD_LIBRARY_PATH pointing at GCC's
+    # libitm runs the same binary there, where tmkit.h falls back by design (tmkit's names carry
+    # no version, so a link against tmkit's library would do as well: docs/abi.md).
     ldflags = f"-Wl,-rpath,{lib}"
     # No variable of our own: the runtime refuses unknown TMKIT_* variables in the environment
     # of every program it runs, configure's test programs included.
