@@ -14,9 +14,10 @@
 #include "fast.h"
 #include "orec.h"
 
-/* The shared-line counting build (core/lines.h) counts stores the inlined code would not: it
- * exports nothing, so that inlined code always takes the call there. */
-#ifndef TMKIT_COUNT_LINES
+/* The shared-line counting build (core/lines.h) counts stores the inlined code would not, and a
+ * build with another orec size (orec.h: TM_OREC_SHIFT) maps words elsewhere: they export
+ * nothing, so that inlined code always takes the call there. */
+#if !defined(TMKIT_COUNT_LINES) && TM_OREC_SHIFT == TM_INL_OREC_SHIFT
 struct tm_inline_abi {
     _Atomic uint64_t *gl_clock;
     _Atomic uint64_t *orecs;
@@ -55,7 +56,8 @@ _Static_assert(TM_INL_MODE_DIRECT == TM_MODE_DIRECT && TM_INL_MODE_SERIAL_UNDO =
                TM_MODE_SERIAL_UNDO < TM_MODE_GLWT, "inline_layout.h: exclusive modes lowest");
 _Static_assert(TM_INL_MODE_GLWT == TM_MODE_GLWT && TM_INL_MODE_OREC_EAGER == TM_MODE_OREC_EAGER &&
                TM_INL_MODE_OREC_RO == TM_MODE_OREC_RO, "inline_layout.h: modes");
-_Static_assert(TM_INL_OREC_BITS == TM_OREC_BITS && TM_INL_OREC_SLOT_BITS == TM_OREC_SLOT_BITS &&
+_Static_assert(TM_INL_OREC_BITS == TM_OREC_BITS && TM_INL_OREC_SHIFT == TM_OREC_SHIFT &&
+               TM_INL_OREC_SLOT_BITS == TM_OREC_SLOT_BITS &&
                (1ull << TM_INL_OREC_LOCK_BIT) == TM_OREC_LOCK, "inline_layout.h: orecs");
 _Static_assert(TM_INL_TCB_WORD == TM_TCB_WORD, "inline_layout.h: TM_INL_TCB_WORD");
 _Static_assert(sizeof(tm_orecs) == (2ull << TM_OREC_BITS) * 8, "orecs: pairs of words");

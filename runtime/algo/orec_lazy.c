@@ -3,7 +3,8 @@
  * Follows LSA (Riegel, Felber, Fetzer, "A Lazy Snapshot Algorithm with Eager Validation",
  * DISC 2006) and TL2 (Dice, Shalev, Shavit, DISC 2006) with commit-time locking.
  * Invariants:
- *  - Every 8-byte word maps to one ownership record (orec) in a table of 2^TM_OREC_BITS. An
+ *  - Every 8-byte word maps to one ownership record (orec) in a table of 2^TM_OREC_BITS
+ *    (orec.h: TM_OREC_SHIFT). An
  *    unlocked orec holds the commit time of the last writer of its words (orec.h: slot 0); a
  *    locked one holds tm_orec_lock_of(lock record), the record naming the owner and the value
  *    it replaced.

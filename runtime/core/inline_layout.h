@@ -52,6 +52,7 @@
 
 /* algo/orec.h */
 #define TM_INL_OREC_BITS 18
+#define TM_INL_OREC_SHIFT 3 /* bytes an orec covers: 2^TM_INL_OREC_SHIFT (orec.h: tm_orec_of) */
 #define TM_INL_OREC_SLOT_BITS 10
 #define TM_INL_OREC_LOCK_BIT 63
 #define TM_INL_UNDO_RECORD 24 /* value, address, size: 8 bytes each (core/log.c: tm_undo_push) */

@@ -38,4 +38,15 @@ expect_rc 2 "$T" bench --quick --experiment Bad/Name
 expect_rc 2 "$T" bench prime --repeats 0
 expect_rc 2 "$T" bench costs --bogus
 expect_rc 2 "$T" bench waits --repeats -1
+# Another build of the runtime beside this one (--with-runtime NAME=LIBDIR): its configurations
+# run and are reported; a bad specification or a directory without the library is refused.
+expect_rc 2 "$T" bench micro --quick --with-runtime nolibdir
+echo "$ERR" | grep -q "bad --with-runtime 'nolibdir'" || fail "--with-runtime without =: $ERR"
+expect_rc 2 "$T" bench micro --quick --with-runtime other="$d/none"
+echo "$ERR" | grep -q "no libitm.so.1 in" || fail "--with-runtime without a library: $ERR"
+expect_rc 2 "$T" bench micro --quick --with-runtime tmkit="$BUILD/lib"
+expect_rc 0 "$T" bench micro --quick --no-callgrind --no-plots --with-runtime other="$BUILD/lib" \
+    --configs tmkit-gl_wt,other-gl_wt --out "$d/variant"
+n=$(grep -c ",other-gl_wt," "$d/variant/results.csv")
+[ "$n" -eq 22 ] || fail "--with-runtime: $n rows of other-gl_wt in results.csv, not 22 (11 cases x 2 threads)"
 echo "bench drivers: ok"

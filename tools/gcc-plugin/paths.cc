@@ -47,11 +47,12 @@ static void require_aligned(tmi_emit *e, bool known, tree a64, unsigned size)
     tmi_if(e, EQ_EXPR, low, tmi_cst(tmi_u64(), 0), e->slow);
 }
 
-/* &orecs[((addr >> 3) & (2^bits - 1)) * 2] (algo/orec.h: tm_orec_of) */
+/* &orecs[((addr >> shift) & (2^bits - 1)) * 2] (algo/orec.h: tm_orec_of) */
 static tree orec_of(tmi_emit *e, const tmi_view *v, tree a64)
 {
     tree orecs = tmi_field(e, v, TMI_ORECS);
-    tree w = tmi_op(e, RSHIFT_EXPR, tmi_u64(), a64, build_int_cst(integer_type_node, 3));
+    tree w = tmi_op(e, RSHIFT_EXPR, tmi_u64(), a64,
+                    build_int_cst(integer_type_node, TM_INL_OREC_SHIFT));
     tree i = tmi_op(e, BIT_AND_EXPR, tmi_u64(), w,
                     tmi_cst(tmi_u64(), (1ull << TM_INL_OREC_BITS) - 1));
     tree off = tmi_op(e, LSHIFT_EXPR, tmi_u64(), i, build_int_cst(integer_type_node, 4));

@@ -195,6 +195,9 @@ def parser(root):
                    help="add every tmkit algorithm and the system libitm running the programs built "
                         "with tmkit's GCC plugin (configurations NAME+inl; docs/plugin.md)")
     b.add_argument("--configs", metavar="A,B", help="only these configurations (plus mutex and libitm)")
+    b.add_argument("--with-runtime", action="append", metavar="NAME=LIBDIR",
+                   help="also run every algorithm on another build of the runtime in LIBDIR "
+                        "(configurations NAME-ALGO; e.g. bench/scripts/orec_granularity.sh's)")
     b.set_defaults(fn=cmd_bench)
 
     return p

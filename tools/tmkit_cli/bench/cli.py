@@ -17,6 +17,7 @@ bench/results/NAME/ with --experiment NAME, build/bench-results/ for quick or na
 import concurrent.futures
 import datetime
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -111,12 +112,16 @@ REPEATS, SECONDS = 5, 0.3
 QUICK_REPEATS, QUICK_SECONDS, QUICK_CG_DIVISOR = 1, 0.05, 10
 
 
-def configurations(root, with_stats=False, with_plugin=False):
+def configurations(root, with_stats=False, with_plugin=False, runtimes=()):
+    """runtimes: (NAME, LIBDIR) pairs of other builds of the runtime (--with-runtime), each
+    giving a configuration NAME-ALGO per algorithm, run by the same -tm programs."""
     lib = paths.libdir(root)
     configs = [Config("mutex", "mutex", {})]
     algos = [name for name, _ in paths.algorithms(root)]
     for name in algos:
         configs.append(Config(f"tmkit-{name}", "tm", {"TMKIT_ALGO": name, "LD_LIBRARY_PATH": lib}))
+        for vname, vlib in runtimes:
+            configs.append(Config(f"{vname}-{name}", "tm", {"TMKIT_ALGO": name, "LD_LIBRARY_PATH": vlib}))
         if with_plugin:  # the same algorithm, the program built with tmkit's GCC plugin
             configs.append(Config(f"tmkit-{name}+inl", "tminl",
                                   {"TMKIT_ALGO": name, "LD_LIBRARY_PATH": lib}))
@@ -209,7 +214,19 @@ def run(root, args, argv):
     cg_divisor = 0 if args.no_callgrind else (QUICK_CG_DIVISOR if args.quick else 1)
 
     cases = [c for s in chosen for c in SUITES[s]]
-    configs = configurations(root, args.with_stats, args.with_plugin)
+    runtimes = []
+    for spec in args.with_runtime or []:
+        vname, sep, vlib = spec.partition("=")
+        if not sep or not re.fullmatch(r"[a-z][a-z0-9_]*", vname) or vname in ("tmkit", "libitm"):
+            print(f"tmkit bench: bad --with-runtime '{spec}' (want NAME=LIBDIR, NAME lower-case, "
+                  "not tmkit or libitm)", file=sys.stderr)
+            return 2
+        vlib = os.path.abspath(vlib)
+        if not os.path.exists(os.path.join(vlib, "libitm.so.1")):
+            print(f"tmkit bench: --with-runtime {vname}: no libitm.so.1 in {vlib}", file=sys.stderr)
+            return 2
+        runtimes.append((vname, vlib))
+    configs = configurations(root, args.with_stats, args.with_plugin, runtimes)
     if args.configs:
         want = args.configs.split(",")
         unknown = [w for w in want if w not in [c.name for c in configs]]
