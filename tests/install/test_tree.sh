@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installing into a staging root and using tmkit from there, outside the tree (docs/install.md):
 # `make install`'s script with DESTDIR, then a C and a C++ program built with pkg-config and both
-# built with CMake find_package(tmkit), run on the installed runtime; `tmkit --version`,
+# built with CMake find_package(tmkit), run on the installed runtime (the C one on GCC's libitm
+# too); `tmkit --version`,
 # `tmkit run`, `tmkit report` and `tmkit system-libitm` from the installed command; then
 # `make uninstall`'s script must leave no file behind.
 . "$ROOT/tests/unit/lib.sh"
@@ -38,6 +39,14 @@ check_run() { # check_run PROG: runs on the staged runtime
 }
 check_run prog_c
 check_run prog_cxx
+# The same program on GCC's libitm (LD_LIBRARY_PATH goes before the run path): it needs no
+# version of tmkit's (docs/abi.md, "Exported set"), so it starts there, and its transactions and
+# tmkit.h's counter (falling back) run on GCC's libitm.
+readelf -d prog_c | grep -q RUNPATH || fail "pkg-config --libs: a DT_RPATH, which LD_LIBRARY_PATH cannot override"
+sysdir=$(dirname "$(gcc -print-file-name=libitm.so.1)")
+out=$(env_clean env LD_LIBRARY_PATH="$sysdir" ./prog_c 2>&1); rc=$?
+[ "$rc" = 1 ] && [ "$out" = "not running on tmkit|20000|20000" ] ||
+    fail "prog_c (pkg-config) on GCC's libitm, exit $rc: $out"
 
 # CMake: find_package(tmkit) from the staged prefix
 env_clean cmake -S consumer -B cm -G Ninja -DCMAKE_BUILD_TYPE=Release \
