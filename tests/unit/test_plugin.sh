@@ -3,7 +3,8 @@
 # - The plugin build has inline fast paths (every function with 1-8 byte barrier calls loads the
 #   descriptor from %fs:0x50), the plain build none, and -O0 none.
 # - It runs under every tmkit algorithm at 2 and 8 threads (4x the cores) with its invariants
-#   holding, and on GCC's libitm under its three methods, where the inline data never resolves.
+#   holding, and on GCC's libitm under its three methods, where the inline data never resolves,
+#   also when it was linked against tmkit's library.
 # - In the modes it inlines (gl_wt, orec_eager) a 1-thread run makes far fewer 8-byte read
 #   calls than the plain build (counted by a preloaded shim, prog_inline_count.c); in the
 #   exclusive ones (serialirr's serial_undo, where the cancellable moves run instrumented, and
@@ -53,9 +54,15 @@ for algo in $ALGOS; do
         echo "$out" | grep -q "inline_data=yes ok=1" || fail "$algo, $n threads: $out"
     done
 done
-for m in serialirr gl_wt ml_wt; do
-    out=$(ITM_DEFAULT_METHOD=$m TEST_THREADS=2 "$d/inl" 2>&1) || fail "libitm $m: $out"
-    echo "$out" | grep -q "inline_data=no ok=1" || fail "libitm $m: $out"
+# On GCC's libitm: the usual build (linked against the system libitm) and one linked against
+# tmkit's library, which needs no version of tmkit's (docs/abi.md) and so starts there too.
+$CC -O2 -fplugin="$PLUGIN" "$src" -o "$d/inl_tm" -L"$BUILD/lib" -litm || fail "plugin build linked against tmkit"
+for b in inl inl_tm; do
+    for m in serialirr gl_wt ml_wt; do
+        out=$(env -u LD_LIBRARY_PATH ITM_DEFAULT_METHOD=$m TEST_THREADS=2 "$d/$b" 2>&1) ||
+            fail "$b on libitm $m: $out"
+        echo "$out" | grep -q "inline_data=no ok=1" || fail "$b on libitm $m: $out"
+    done
 done
 
 # counted ALGO: one 1-thread run of each build under the counting shim; sets reads_plain,
