@@ -78,8 +78,8 @@ typedef struct tm_cond {
 } tm_cond_t;
 #define TM_COND_INITIALIZER {0, 0}
 
-/* The runtime's side (tmkit's libitm.so.1, version node TMKIT_1.0); weak, so a program that uses
- * this header still links and runs against GCC's libitm. */
+/* The runtime's side (tmkit's libitm.so.1, unversioned names); weak, so a program that uses this
+ * header still links and runs against GCC's libitm, whichever library it was linked against. */
 void tmkit_retry_request(uint64_t deadline_ns) __attribute__((weak, transaction_pure));
 void tmkit_cond_wait_request(unsigned int *seq, uint64_t deadline_ns)
     __attribute__((weak, transaction_pure));

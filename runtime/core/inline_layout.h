@@ -5,8 +5,9 @@
  * The contract is versioned by name: inlined code finds the runtime's data through a weak
  * reference to TM_INLINE_SYMBOL. Under GCC's libitm, or a tmkit without this version of the
  * layout, the reference is unresolved (address 0) and the inlined code always takes the call it
- * was made from. A change of anything below must change the symbol's name (and the version node
- * that exports it): old binaries then find nothing and keep working, at the call's speed.
+ * was made from. A change of anything below must change the symbol's name (exported with no
+ * symbol version: abi/libitm.map says why): old binaries then find nothing and keep working, at
+ * the call's speed.
  *
  * Plain macros only: the plugin (C++, GCC's internal headers) includes this file too. */
 #ifndef TMKIT_INLINE_LAYOUT_H
