@@ -9,7 +9,10 @@ set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SHIFT=${1:-5}
 REPEATS=${2:-5}
-case $SHIFT in 4|5|6|7) ;; *) echo "orec_granularity.sh: SHIFT must be 4-7 (16-128 bytes), not '$SHIFT'" >&2; exit 2 ;; esac
+case $SHIFT in
+    4|5|6|7) ;;
+    *) echo "orec_granularity.sh: SHIFT must be 4-7 (16-128 bytes), not '$SHIFT'" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The variant: the same tree, each orec covering 2^SHIFT bytes (it exports no inline data).

@@ -14,16 +14,17 @@
 #include "fast.h"
 
 #define TM_OREC_BITS 18
-/* Each orec covers an aligned block of 2^TM_OREC_SHIFT bytes: 8, one word. Blocks of 32 bytes (TinySTM's
- * default mapping; its authors tune the shift per workload in "Dynamic Performance Tuning of
- * Word-Based Software Transactional Memory", PPoPP 2008) give a structure's fields one orec, so
- * fewer read-log entries and validations: orec_eager ran the 64K-node tree 1.32-1.41x and the
- * 256K hash set 1.38x faster at 1 thread. But words that nothing relates then conflict: a list's
- * hot head and tail beside the read-only pointer to its hash table (.bss neighbours) made the
- * LRU cache 0.58x at 2 threads, and over the suite orec_eager gained 6% at 1 thread and 3% at
- * 2, the default nothing (bench/results/orec-granularity). A build for experiments may set another size
- * (-DTM_OREC_SHIFT=5: bench/scripts/orec_granularity.sh); it exports no inline data, so code the
- * plugin inlined always calls there. */
+/* Each orec covers an aligned block of 2^TM_OREC_SHIFT bytes: 8, one word. Blocks of 32 bytes
+ * (TinySTM's default mapping; its authors tune the shift per workload in "Dynamic Performance
+ * Tuning of Word-Based Software Transactional Memory", PPoPP 2008) give a structure's fields one
+ * orec, so fewer read-log entries and validations: orec_eager ran the 64K-node tree 1.32-1.41x
+ * and the 256K hash set 1.38x faster at 1 thread. But words that nothing relates then conflict:
+ * a list's hot head and tail beside the read-only pointer to its hash table (.bss neighbours)
+ * made the LRU cache 0.58x at 2 threads, and over the suite orec_eager gained 6% at 1 thread and
+ * 3% at 2, the default nothing (bench/results/orec-granularity; 16 bytes: docs/algorithms.md).
+ * A build for experiments may set another size (-DTM_OREC_SHIFT=5:
+ * bench/scripts/orec_granularity.sh); it exports no inline data, so code the plugin inlined
+ * always calls there. */
 #ifndef TM_OREC_SHIFT
 #define TM_OREC_SHIFT 3
 #endif

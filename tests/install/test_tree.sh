@@ -42,7 +42,8 @@ check_run prog_cxx
 # The same program on GCC's libitm (LD_LIBRARY_PATH goes before the run path): it needs no
 # version of tmkit's (docs/abi.md, "Exported set"), so it starts there, and its transactions and
 # tmkit.h's counter (falling back) run on GCC's libitm.
-readelf -d prog_c | grep -q RUNPATH || fail "pkg-config --libs: a DT_RPATH, which LD_LIBRARY_PATH cannot override"
+readelf -d prog_c | grep -q RUNPATH ||
+    fail "pkg-config --libs: a DT_RPATH, which LD_LIBRARY_PATH cannot override"
 sysdir=$(dirname "$(gcc -print-file-name=libitm.so.1)")
 out=$(env_clean env LD_LIBRARY_PATH="$sysdir" ./prog_c 2>&1); rc=$?
 [ "$rc" = 1 ] && [ "$out" = "not running on tmkit|20000|20000" ] ||

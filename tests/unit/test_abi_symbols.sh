@@ -36,6 +36,7 @@ scratch
 cat > "$d/prog.c" <<'C'
 #include <stdio.h>
 #include <tmkit.h>
+extern const char tmkit_version[] __attribute__((weak));
 static tm_counter_t hits;
 static long words[8];
 int main(void)
@@ -45,7 +46,7 @@ int main(void)
     long s = 0;
     for (int i = 0; i < 8; i++)
         s += words[i];
-    printf("hits=%ld sum=%ld\n", tm_counter_read(&hits), s);
+    printf("%s hits=%ld sum=%ld\n", tmkit_version ? "tmkit" : "libitm", tm_counter_read(&hits), s);
     return 0;
 }
 C
@@ -53,9 +54,9 @@ gcc -O2 -fgnu-tm -fplugin="$PLUGIN" -I"$ROOT/include" "$d/prog.c" -o "$d/prog" \
     -L"$BUILD/lib" -Wl,-rpath,"$BUILD/lib" -litm || fail "building a tmkit.h program against tmkit"
 needs=$(readelf -V "$d/prog" | sed -n 's/.*Name: \([A-Z][A-Z0-9_.]*\) *Flags.*/\1/p' | sort -u | tr '\n' ' ')
 echo "$needs" | grep -q TMKIT && fail "the program needs a version of tmkit's: $needs"
-for lib in "$BUILD/lib" "$(dirname "$sys")"; do
-    out=$(LD_LIBRARY_PATH=$lib "$d/prog" 2>&1) || fail "on $lib: $out"
-    [ "$out" = "hits=1000 sum=499500" ] || fail "on $lib: $out"
+for on in "tmkit $BUILD/lib" "libitm $(dirname "$sys")"; do
+    out=$(LD_LIBRARY_PATH=${on#* } "$d/prog" 2>&1) || fail "on ${on#* }: $out"
+    [ "$out" = "${on%% *} hits=1000 sum=499500" ] || fail "on ${on#* }: $out"
 done
 echo "abi: $n symbols: the system's ($sys), the libc four, $(echo "$ext" | wc -l) tmkit_* names;" \
     "a tmkit.h program linked against tmkit needs only $needs"

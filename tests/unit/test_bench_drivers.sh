@@ -45,6 +45,9 @@ echo "$ERR" | grep -q "bad --with-runtime 'nolibdir'" || fail "--with-runtime wi
 expect_rc 2 "$T" bench micro --quick --with-runtime other="$d/none"
 echo "$ERR" | grep -q "no libitm.so.1 in" || fail "--with-runtime without a library: $ERR"
 expect_rc 2 "$T" bench micro --quick --with-runtime tmkit="$BUILD/lib"
+mkdir "$d/gcc" && ln -s "$(gcc -print-file-name=libitm.so.1)" "$d/gcc/libitm.so.1"
+expect_rc 2 "$T" bench micro --quick --with-runtime gcc="$d/gcc"
+echo "$ERR" | grep -q "do not load tmkit from $d/gcc" || fail "--with-runtime with GCC's libitm: $ERR"
 expect_rc 0 "$T" bench micro --quick --no-callgrind --no-plots --with-runtime other="$BUILD/lib" \
     --configs tmkit-gl_wt,other-gl_wt --out "$d/variant"
 n=$(grep -c ",other-gl_wt," "$d/variant/results.csv")

@@ -56,7 +56,8 @@ for algo in $ALGOS; do
 done
 # On GCC's libitm: the usual build (linked against the system libitm) and one linked against
 # tmkit's library, which needs no version of tmkit's (docs/abi.md) and so starts there too.
-$CC -O2 -fplugin="$PLUGIN" "$src" -o "$d/inl_tm" -L"$BUILD/lib" -litm || fail "plugin build linked against tmkit"
+$CC -O2 -fplugin="$PLUGIN" "$src" -o "$d/inl_tm" -L"$BUILD/lib" -litm ||
+    fail "plugin build linked against tmkit"
 for b in inl inl_tm; do
     for m in serialirr gl_wt ml_wt; do
         out=$(env -u LD_LIBRARY_PATH ITM_DEFAULT_METHOD=$m TEST_THREADS=2 "$d/$b" 2>&1) ||

@@ -242,13 +242,15 @@ def run(root, args, argv):
         print(f"tmkit bench: build/bin/{(missing or ['libitm.so.1'])[0]} is missing; "
               "run `make build` first", file=sys.stderr)
         return 2
-    # The -tm binaries must really load tmkit when LD_LIBRARY_PATH says so: a bogus algorithm
-    # name only fails if our library is the one loaded.
-    probe = Config("probe", "tm", {"TMKIT_ALGO": "bogus", "LD_LIBRARY_PATH": paths.libdir(root)})
-    rc, _, _ = run_once(root, cases[0], probe, ["--ops", "1"], 60)
-    if rc != 2:
-        print("tmkit bench: the -tm programs do not load build/lib/libitm.so.1", file=sys.stderr)
-        return 2
+    # The -tm binaries must really load tmkit when LD_LIBRARY_PATH says so, this build's and
+    # each --with-runtime one: a bogus algorithm name only fails if that library is the one loaded.
+    for where in [paths.libdir(root)] + [vlib for _, vlib in runtimes]:
+        probe = Config("probe", "tm", {"TMKIT_ALGO": "bogus", "LD_LIBRARY_PATH": where})
+        rc, _, _ = run_once(root, cases[0], probe, ["--ops", "1"], 60)
+        if rc != 2:
+            print(f"tmkit bench: the -tm programs do not load tmkit from {where}/libitm.so.1",
+                  file=sys.stderr)
+            return 2
 
     label = "all" if chosen == SUITE_ORDER else "-".join(chosen)
     if args.experiment and layout.check_name(args.experiment):
