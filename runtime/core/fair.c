@@ -9,7 +9,7 @@
  * for the last 10-15% of the commits, since the work is split in equal shares
  * (bench/results/third-party, "genome: gl_wt's leader and the lone tail").
  *
- * The remedy is the contention manager's "let the one that starves through": a transaction
+ * The remedy is the contention manager's "let the one that starves through": a gl_wt attempt
  * that has restarted TM_FAIR_RETRIES times without back-off claims a turn (tm_fair_until, a
  * TSC deadline TM_FAIR_MAX_WAIT away), and every other thread's next gl_wt transaction waits
  * at its begin until the claimant commits, which withdraws the claim, or the deadline passes.

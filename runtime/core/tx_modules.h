@@ -302,7 +302,7 @@ TM_HIDDEN void tm_cpu_relax(unsigned iteration);
 /* The time stamp counter: what the waits' statistics and adaptive's epochs measure in. */
 static inline uint64_t tm_tsc(void) { return __builtin_ia32_rdtsc(); }
 
-/* Fairness between threads that restart without back-off (fair.c): a transaction that has
+/* Fairness between threads that restart without back-off (fair.c): a gl_wt attempt that has
  * restarted TM_FAIR_RETRIES times so claims a turn of at most TM_FAIR_MAX_WAIT TSC cycles
  * (~200 us), which the others' next begins wait for (tm_fair_begin, in gl_wt's begin). */
 #define TM_FAIR_RETRIES 8u

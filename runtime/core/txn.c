@@ -110,12 +110,15 @@ bool tm_quiesce_needed(const tm_dispatch *d) { return tm_must_quiesce(d); }
  * above the back-to-back writers' 50-300 (the counter, the bank, the trees at 2 threads). */
 #define TM_BACKOFF_LONG 1024u
 
-static void tm_backoff(tm_tx *tx)
+static void tm_backoff(tm_tx *tx, const tm_dispatch *d)
 {
     if (tx->cm.commit_cycles >= TM_BACKOFF_LONG) {
         tm_count_add1(&tx->cm.quick_restarts); /* the owner's, summed by the report */
-        /* Restarted at once this often: the others commit past us (fair.c). */
-        if (tx->retries >= TM_FAIR_RETRIES && tx->cm.fair_claim == 0)
+        /* Restarted at once this often: the others commit past us (fair.c). Only where the
+         * others' begins wait for a claim, gl_wt's: under adaptive's orec_eager a claim held
+         * nobody back, and the profile counted turns that were none. */
+        if (tx->retries >= TM_FAIR_RETRIES && tx->cm.fair_claim == 0 && d &&
+            d->mode == TM_MODE_GLWT)
             tm_fair_claim(tx);
         return;
     }
@@ -343,7 +346,7 @@ void tm_restart(tm_tx *tx, tm_abort_reason why)
         tm_fair_end(tx); /* the serial lock's drain gives us the turn */
     } else if (!(retries <= TM_SETTLE_RETRIES && (s.prop & pr_readOnly) && d && d->settle &&
                d->settle(tx)))
-        tm_backoff(tx);
+        tm_backoff(tx, d);
     tm_start_again(tx);
 }
 

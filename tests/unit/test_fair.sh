@@ -31,18 +31,28 @@ fields() {
     profile_fields "$1" adaptive_restarts_without_backoff adaptive_fair_claims adaptive_fair_waits \
         conflict_aborts
 }
-checked=0
-for attempt in 1 2 3; do
+# A claim is seen only by a begin while it stands: a long reader that claimed while the writer
+# was descheduled (two threads beside other work on two CPUs) or while adaptive probed another
+# mode holds nobody back. So up to five runs; one where a claim held a begin back passes, and
+# runs where adaptive ran the reader serially (fewer than 100 restarts without back-off) are
+# not judged.
+judged=0 held=0 seen=""
+for attempt in 1 2 3 4 5; do
     expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS="$d/starve.json" timeout 120 "$STARVE_PROG" 1 200000 512
     read -r quick claims waits aborts <<EOF2
 $(fields "$d/starve.json")
 EOF2
     [ "$quick" -ge 100 ] || continue
-    [ "$claims" -ge 1 ] || fail "long reader: $quick restarts without back-off and no claim"
-    [ "$waits" -ge 1 ] || fail "long reader: $claims claims and no begin waited for one"
-    checked=$((checked + 1))
-    break
+    judged=$((judged + 1))
+    seen="$seen; $quick quick restarts, $claims claims, $waits waits"
+    if [ "$claims" -ge 1 ] && [ "$waits" -ge 1 ]; then
+        held=1
+        break
+    fi
 done
+if [ "$judged" -ge 1 ] && [ "$held" = 0 ]; then
+    fail "long reader: no claim held a begin back in $judged runs${seen}"
+fi
 starve="$quick quick restarts, $claims claims, $waits waits"
 expect_rc 0 env TMKIT_ALGO=adaptive TMKIT_STATS="$d/near.json" timeout 120 "$BUILD/bin/hashset-tm" --threads 2 --seconds 0.5
 read -r quick claims waits aborts <<EOF2
@@ -57,5 +67,5 @@ read -r q qclaims qwaits qaborts <<EOF2
 $(fields "$d/quiesce.json")
 EOF2
 [ "$qwaits" = 0 ] || fail "TMKIT_PRIVATIZATION=quiesce: $qwaits begins waited for a claim ($qclaims claims)"
-[ "$checked" -ge 1 ] || echo "long reader: never restarted at once 100 times in 3 runs (adaptive ran it serially): not judged"
+[ "$judged" -ge 1 ] || echo "long reader: never restarted at once 100 times in 5 runs (adaptive ran it serially): not judged"
 echo "fair: ok (long reader: $starve; back to back: $claims claims for $aborts aborts)"
