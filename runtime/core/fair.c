@@ -21,6 +21,8 @@
  *
  * Back-to-back writers never claim: their commits are close together, so they back off
  * instead (txn.c), and tm_fair_until stays 0, a read of a line nobody writes at each begin.
+ * Nor does anyone claim where no begin would wait: in adaptive's other modes, or where commits
+ * wait for readers (txn.c: tm_backoff).
  */
 #include "config.h"
 #include "serial_fast.h"
