@@ -21,8 +21,8 @@
  *
  * Back-to-back writers never claim: their commits are close together, so they back off
  * instead (txn.c), and tm_fair_until stays 0, a read of a line nobody writes at each begin.
- * Nor does anyone claim where no begin would wait: in adaptive's other modes, or where commits
- * wait for readers (txn.c: tm_backoff).
+ * Nor does anyone claim where no begin would wait (tm_fair_applies): in adaptive's other modes,
+ * or where commits wait for readers.
  */
 #include "config.h"
 #include "serial_fast.h"
@@ -49,12 +49,18 @@ void tm_fair_release(tm_tx *tx)
                                             memory_order_relaxed);
 }
 
+bool tm_fair_applies(const tm_dispatch *d)
+{
+    /* Only gl_wt's begin waits (tm_fair_begin). And a waiter is already a reader (its
+     * descriptor active from the oldest time): where commits wait for readers to quiesce
+     * (TMKIT_PRIVATIZATION=quiesce), the claimant's commit would wait for it while it waits for
+     * the claimant. */
+    return d->mode == TM_MODE_GLWT && !tm_quiesce_needed(d);
+}
+
 void tm_fair_wait(tm_tx *tx, uint64_t until)
 {
-    /* A waiter is already a reader (its descriptor active from the oldest time): where commits
-     * wait for readers to quiesce (TMKIT_PRIVATIZATION=quiesce), the claimant's commit would
-     * wait for it while it waits for the claimant. */
-    if (tm_quiesce_needed(tx->disp))
+    if (!tm_fair_applies(tx->disp))
         return;
     tm_count_add1(&tx->cm.fair_waits);
     for (unsigned i = 0;; i++) {

@@ -311,6 +311,8 @@ extern tm_line64 tm_fair_line TM_HIDDEN;
 TM_HIDDEN void tm_fair_claim(tm_tx *tx);
 TM_HIDDEN void tm_fair_release(tm_tx *tx);
 TM_HIDDEN void tm_fair_wait(tm_tx *tx, uint64_t until);
+/* Would a claim by an attempt of dispatch d hold any begin back (only then is one made)? */
+TM_HIDDEN bool tm_fair_applies(const struct tm_dispatch *d);
 /* At a begin: a first attempt waits while another thread's claim stands, and withdraws a claim
  * of its own that outlived its transaction (a cancel). relaxed: a hint (fair.c). */
 static inline void tm_fair_begin(tm_tx *tx)

@@ -115,11 +115,9 @@ static void tm_backoff(tm_tx *tx, const tm_dispatch *d)
     if (tx->cm.commit_cycles >= TM_BACKOFF_LONG) {
         tm_count_add1(&tx->cm.quick_restarts); /* the owner's, summed by the report */
         /* Restarted at once this often: the others commit past us (fair.c). Only where the
-         * others' begins wait for a claim: gl_wt's, unless commits wait for readers to quiesce
-         * (tm_fair_wait). Elsewhere (adaptive's orec_eager) a claim held nobody back, and the
-         * profile counted turns that were none. */
-        if (tx->retries >= TM_FAIR_RETRIES && tx->cm.fair_claim == 0 && d &&
-            d->mode == TM_MODE_GLWT && !tm_must_quiesce(d))
+         * others' begins would wait for the claim: elsewhere (adaptive's orec_eager) it held
+         * nobody back, and the profile counted turns that were none. */
+        if (tx->retries >= TM_FAIR_RETRIES && tx->cm.fair_claim == 0 && d && tm_fair_applies(d))
             tm_fair_claim(tx);
         return;
     }
